@@ -1,0 +1,24 @@
+/* arena.h - bump allocator that owns everything built for one parse or game.
+ *
+ * Blocks are 16-byte aligned; an oversized request gets a block of its own
+ * (the pyarena design, see docs/style.md). Nothing is freed individually:
+ * arena_free() releases the whole arena at once. Allocation failure aborts
+ * the process with a message, as every allocation in ggp does (xalloc.h). */
+#ifndef GGP_BASE_ARENA_H
+#define GGP_BASE_ARENA_H
+
+#include <stddef.h>
+
+typedef struct arena arena_t;
+
+arena_t *arena_new(size_t block_size);
+void arena_free(arena_t *a);
+/* Zeroed memory of n bytes, aligned to 16. n == 0 returns a valid pointer. */
+void *arena_alloc(arena_t *a, size_t n);
+/* Zeroed array of count elements of size bytes, with overflow checked. */
+void *arena_calloc(arena_t *a, size_t count, size_t size);
+char *arena_strndup(arena_t *a, const char *s, size_t n);
+/* Bytes obtained from the system so far (for memory reports). */
+size_t arena_bytes(const arena_t *a);
+
+#endif

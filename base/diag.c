@@ -1,0 +1,150 @@
+/* diag.c - source texts and diagnostics (see diag.h). */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+src_t *src_new(const char *name, const char *text, size_t len)
+{
+    src_t *s = xcalloc(1, sizeof *s);
+    s->name = xstrdup(name);
+    s->text = xstrndup(text, len);
+    s->len = len;
+    return s;
+}
+
+src_t *src_read_file(const char *path, const char **err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *err = strerror(errno);
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+        if (len == cap) {
+            if (cap >= ((size_t)1 << 31)) {
+                *err = "file too large";
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap);
+        }
+    }
+    if (ferror(f)) {
+        *err = strerror(errno ? errno : EIO);
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    src_t *s = src_new(path, buf, len);
+    free(buf);
+    return s;
+}
+
+void src_free(src_t *s)
+{
+    if (!s) return;
+    free(s->name);
+    free(s->text);
+    free(s->line_start);
+    free(s);
+}
+
+static void build_lines(src_t *s)
+{
+    size_t cap = 64;
+    s->line_start = xmalloc(cap * sizeof *s->line_start);
+    s->n_lines = 0;
+    s->line_start[s->n_lines++] = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        /* LF, CR and CRLF all end a line (GGP-Base splits on either). */
+        if (s->text[i] == '\n' || (s->text[i] == '\r' && (i + 1 >= s->len || s->text[i + 1] != '\n'))) {
+            if (s->n_lines == cap) {
+                cap *= 2;
+                s->line_start = xreallocarray(s->line_start, cap, sizeof *s->line_start);
+            }
+            s->line_start[s->n_lines++] = (uint32_t)(i + 1);
+        }
+    }
+}
+
+void src_locate(src_t *s, uint32_t off, uint32_t *line, uint32_t *col)
+{
+    if (!s->line_start) build_lines(s);
+    if (off > s->len) off = (uint32_t)s->len;
+    uint32_t lo = 0, hi = s->n_lines; /* last line start <= off */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->line_start[mid] <= off) lo = mid;
+        else hi = mid;
+    }
+    *line = lo + 1;
+    *col = off - s->line_start[lo] + 1;
+}
+
+void diag_init(diag_t *d, FILE *out)
+{
+    memset(d, 0, sizeof *d);
+    d->out = out;
+    d->show_source = true;
+}
+
+static const char *level_name(diag_level_t l)
+{
+    return l == DIAG_ERROR ? "error" : l == DIAG_WARNING ? "warning" : "note";
+}
+
+static void print_source_line(FILE *out, src_t *s, uint32_t line, uint32_t col)
+{
+    uint32_t start = s->line_start[line - 1];
+    uint32_t end = start;
+    while (end < s->len && s->text[end] != '\n' && s->text[end] != '\r') end++;
+    fputs("    ", out);
+    for (uint32_t i = start; i < end; i++) {
+        unsigned char c = (unsigned char)s->text[i];
+        /* Keep the caret aligned: tabs stay tabs, other bytes print as '?'
+         * when they are not printable ASCII. */
+        fputc(c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?', out);
+    }
+    fputs("\n    ", out);
+    for (uint32_t i = start; i < start + col - 1 && i < end; i++)
+        fputc(s->text[i] == '\t' ? '\t' : ' ', out);
+    fputs("^\n", out);
+}
+
+void diag_report(diag_t *d, diag_level_t level, src_t *src, uint32_t off, const char *fmt, ...)
+{
+    if (level == DIAG_ERROR) d->errors++;
+    else if (level == DIAG_WARNING) d->warnings++;
+    if (!d->out) return;
+    if (level == DIAG_ERROR && d->max_errors && d->errors > d->max_errors) {
+        if (d->errors == d->max_errors + 1)
+            fprintf(d->out, "ggp: too many errors, stopping the report here\n");
+        return;
+    }
+    uint32_t line = 0, col = 0;
+    if (src) {
+        src_locate(src, off, &line, &col);
+        fprintf(d->out, "%s:%u:%u: %s: ", src->name, line, col, level_name(level));
+    } else {
+        fprintf(d->out, "ggp: %s: ", level_name(level));
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(d->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', d->out);
+    if (src && d->show_source && src->len > 0) print_source_line(d->out, src, line, col);
+}

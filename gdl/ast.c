@@ -1,0 +1,270 @@
+/* ast.c - from s-expressions to the GDL AST (see ast.h). */
+#include "gdl/ast.h"
+
+#include <stdlib.h>
+
+#include "base/xalloc.h"
+
+typedef struct builder {
+    program_t *p;
+    diag_t *d;
+    unsigned errors;
+} builder_t;
+
+#define ERR(b, off, ...)                                                    \
+    do {                                                                    \
+        (b)->errors++;                                                      \
+        diag_error((b)->d, (b)->p->src, (off), __VA_ARGS__);                \
+    } while (0)
+
+static const char *name_of(builder_t *b, sym_t s) { return symtab_spelling(b->p->syms, s); }
+
+static bool is_connective(sym_t s) { return s == SYM_NOT || s == SYM_OR || s == SYM_DISTINCT || s == SYM_IMPLIES; }
+
+/* A term: constant, variable or function term (any depth). */
+static term_t *build_term(builder_t *b, const sexpr_t *x)
+{
+    term_t *t = arena_alloc(b->p->arena, sizeof *t);
+    t->off = x->off;
+    if (!x->is_list) {
+        t->sym = x->sym;
+        t->kind = symtab_is_var(b->p->syms, x->sym) ? TERM_VAR : TERM_CONST;
+        if (is_connective(x->sym)) ERR(b, x->off, "'%s' cannot be used as a constant", name_of(b, x->sym));
+        return t;
+    }
+    if (x->n == 0) {
+        ERR(b, x->off, "empty list '()' is not a term");
+        t->kind = TERM_CONST;
+        return t;
+    }
+    const sexpr_t *head = x->items[0];
+    if (head->is_list) {
+        ERR(b, head->off, "a list must start with a name, not another list");
+        t->kind = TERM_CONST;
+        return t;
+    }
+    if (symtab_is_var(b->p->syms, head->sym)) {
+        ERR(b, head->off, "a function name cannot be a variable ('%s')", name_of(b, head->sym));
+    } else if (is_connective(head->sym)) {
+        ERR(b, head->off, "'%s' cannot be used as a function name", name_of(b, head->sym));
+    }
+    t->sym = head->sym;
+    if (x->n == 1) { /* (f) is f */
+        t->kind = TERM_CONST;
+        return t;
+    }
+    t->kind = TERM_FN;
+    t->arity = x->n - 1;
+    t->args = arena_calloc(b->p->arena, t->arity, sizeof *t->args);
+    for (uint32_t i = 0; i < t->arity; i++) t->args[i] = build_term(b, x->items[i + 1]);
+    return t;
+}
+
+/* A sentence: like a term, but a variable is not allowed. */
+static term_t *build_sentence(builder_t *b, const sexpr_t *x, const char *where)
+{
+    if (!x->is_list && symtab_is_var(b->p->syms, x->sym)) {
+        ERR(b, x->off, "a variable ('%s') cannot stand as a sentence %s", name_of(b, x->sym), where);
+    } else if (!x->is_list && is_connective(x->sym)) {
+        ERR(b, x->off, "'%s' cannot stand alone as a sentence %s", name_of(b, x->sym), where);
+    }
+    return build_term(b, x);
+}
+
+static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth);
+
+static lit_t *build_not(builder_t *b, const sexpr_t *x, lit_t *l)
+{
+    if (x->n != 2) {
+        ERR(b, x->off, "'not' takes exactly one literal, got %u", x->n - 1);
+        l->kind = LIT_ATOM;
+        l->atom = build_term(b, x->items[0]);
+        return l;
+    }
+    const sexpr_t *arg = x->items[1];
+    if (arg->is_list && arg->n > 0 && !arg->items[0]->is_list) {
+        sym_t h = arg->items[0]->sym;
+        if (h == SYM_DISTINCT && arg->n == 3) {
+            l->kind = LIT_EQUAL;
+            l->lhs = build_term(b, arg->items[1]);
+            l->rhs = build_term(b, arg->items[2]);
+            return l;
+        }
+        if (h == SYM_NOT || h == SYM_OR || h == SYM_DISTINCT || h == SYM_IMPLIES) {
+            ERR(b, arg->off, "'not' must wrap a sentence, not '%s'", name_of(b, h));
+            l->kind = LIT_NOT;
+            l->atom = build_term(b, arg->items[arg->n > 1 ? 1 : 0]);
+            return l;
+        }
+    }
+    l->kind = LIT_NOT;
+    l->atom = build_sentence(b, arg, "under 'not'");
+    return l;
+}
+
+static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth)
+{
+    lit_t *l = arena_alloc(b->p->arena, sizeof *l);
+    l->off = x->off;
+    if (x->is_list && x->n > 0 && !x->items[0]->is_list) {
+        sym_t h = x->items[0]->sym;
+        if (h == SYM_NOT) return build_not(b, x, l);
+        if (h == SYM_DISTINCT) {
+            if (x->n != 3) ERR(b, x->off, "'distinct' takes exactly two terms, got %u", x->n - 1);
+            l->kind = LIT_DISTINCT;
+            l->lhs = x->n > 1 ? build_term(b, x->items[1]) : build_term(b, x->items[0]);
+            l->rhs = x->n > 2 ? build_term(b, x->items[2]) : l->lhs;
+            return l;
+        }
+        if (h == SYM_OR) {
+            l->kind = LIT_OR;
+            l->n_disj = x->n - 1;
+            l->disj = arena_calloc(b->p->arena, l->n_disj, sizeof *l->disj);
+            for (uint32_t i = 0; i < l->n_disj; i++) {
+                l->disj[i] = build_lit(b, x->items[i + 1], depth + 1);
+                if (depth > 32) {
+                    ERR(b, x->off, "'or' nested too deeply");
+                    break;
+                }
+            }
+            return l;
+        }
+        if (h == SYM_IMPLIES) {
+            ERR(b, x->off, "'<=' may only start a top-level rule");
+            l->kind = LIT_ATOM;
+            l->atom = build_term(b, x->items[0]);
+            return l;
+        }
+    }
+    l->kind = LIT_ATOM;
+    l->atom = build_sentence(b, x, "in a rule body");
+    return l;
+}
+
+static void build_rule(builder_t *b, const sexpr_t *x)
+{
+    rule_t *r = arena_alloc(b->p->arena, sizeof *r);
+    r->off = x->off;
+    bool is_rule = x->is_list && x->n > 0 && !x->items[0]->is_list && x->items[0]->sym == SYM_IMPLIES;
+    if (!is_rule) {
+        if (!x->is_list && symtab_is_var(b->p->syms, x->sym)) {
+            ERR(b, x->off, "a variable ('%s') cannot be a fact", name_of(b, x->sym));
+            return;
+        }
+        if (x->is_list && x->n > 0 && !x->items[0]->is_list &&
+            (x->items[0]->sym == SYM_NOT || x->items[0]->sym == SYM_OR || x->items[0]->sym == SYM_DISTINCT)) {
+            ERR(b, x->off, "'%s' can only appear in a rule body", name_of(b, x->items[0]->sym));
+            return;
+        }
+        r->head = build_sentence(b, x, "as a fact");
+    } else {
+        if (x->n < 2) {
+            ERR(b, x->off, "rule '<=' has no head");
+            return;
+        }
+        const sexpr_t *h = x->items[1];
+        if (h->is_list && h->n > 0 && !h->items[0]->is_list && is_connective(h->items[0]->sym)) {
+            ERR(b, h->off, "the head of a rule must be a sentence, not '%s'", name_of(b, h->items[0]->sym));
+            return;
+        }
+        r->head = build_sentence(b, h, "as a rule head");
+        r->n_body = x->n - 2;
+        r->body = arena_calloc(b->p->arena, r->n_body, sizeof *r->body);
+        for (uint32_t i = 0; i < r->n_body; i++) r->body[i] = build_lit(b, x->items[i + 2], 0);
+    }
+    XVEC_RESERVE(&b->p->rules, &b->p->cap_rules, b->p->n_rules + 1);
+    b->p->rules[b->p->n_rules++] = r;
+}
+
+unsigned gdl_build(program_t *p, sexpr_t **forms, size_t n, diag_t *d)
+{
+    builder_t b = {.p = p, .d = d};
+    for (size_t i = 0; i < n; i++) build_rule(&b, forms[i]);
+    return b.errors;
+}
+
+program_t *gdl_parse_src(src_t *src, symtab_t *st, diag_t *d, unsigned *errors)
+{
+    program_t *p = xcalloc(1, sizeof *p);
+    p->arena = arena_new(1 << 16);
+    p->syms = st;
+    p->src = src;
+    sexpr_t **forms;
+    size_t n;
+    *errors = sx_parse(p->arena, st, src, d, &forms, &n);
+    *errors += gdl_build(p, forms, n, d);
+    return p;
+}
+
+void program_free(program_t *p)
+{
+    if (!p) return;
+    arena_free(p->arena);
+    free(p->rules);
+    free(p);
+}
+
+bool term_is_ground(const term_t *t)
+{
+    if (t->kind == TERM_VAR) return false;
+    for (uint32_t i = 0; i < term_arity(t); i++)
+        if (!term_is_ground(t->args[i])) return false;
+    return true;
+}
+
+void term_print(FILE *out, const symtab_t *st, const term_t *t)
+{
+    if (t->kind != TERM_FN) {
+        fputs(symtab_key(st, t->sym), out);
+        return;
+    }
+    fprintf(out, "(%s", symtab_key(st, t->sym));
+    for (uint32_t i = 0; i < t->arity; i++) {
+        fputc(' ', out);
+        term_print(out, st, t->args[i]);
+    }
+    fputc(')', out);
+}
+
+static void lit_print(FILE *out, const symtab_t *st, const lit_t *l)
+{
+    switch (l->kind) {
+    case LIT_ATOM: term_print(out, st, l->atom); break;
+    case LIT_NOT:
+        fputs("(not ", out);
+        term_print(out, st, l->atom);
+        fputc(')', out);
+        break;
+    case LIT_DISTINCT:
+    case LIT_EQUAL:
+        fputs(l->kind == LIT_DISTINCT ? "(distinct " : "(not (distinct ", out);
+        term_print(out, st, l->lhs);
+        fputc(' ', out);
+        term_print(out, st, l->rhs);
+        fputs(l->kind == LIT_DISTINCT ? ")" : "))", out);
+        break;
+    case LIT_OR:
+        fputs("(or", out);
+        for (uint32_t i = 0; i < l->n_disj; i++) {
+            fputc(' ', out);
+            lit_print(out, st, l->disj[i]);
+        }
+        fputc(')', out);
+        break;
+    }
+}
+
+void rule_print(FILE *out, const symtab_t *st, const rule_t *r)
+{
+    if (r->n_body == 0) {
+        term_print(out, st, r->head);
+        return;
+    }
+    fputs("(<= ", out);
+    term_print(out, st, r->head);
+    for (uint32_t i = 0; i < r->n_body; i++) {
+        fputc(' ', out);
+        lit_print(out, st, r->body[i]);
+    }
+    fputc(')', out);
+}

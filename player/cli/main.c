@@ -1,0 +1,39 @@
+/* main.c - the `ggp` program: dispatch to a subcommand (commands.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "player/cli/commands.h"
+#include "player/cli/common.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: ggp COMMAND [ARGS...]\n"
+          "\n"
+          "A general game player: reads GDL rules (KIF), reasons about them and plays.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (const command_t *c = ggp_commands; c->name; c++) fprintf(out, "  %-11s %s\n", c->name, c->summary);
+    fputs("\n'ggp COMMAND --help' describes a command's options.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        puts("ggp 0.1.0");
+        return EXIT_OK;
+    }
+    for (const command_t *c = ggp_commands; c->name; c++)
+        if (!strcmp(argv[1], c->name)) return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "ggp: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,127 @@
+/* game.h - the generic game interface: everything above the reasoner
+ * (search, player, tools) sees a game only through this header.
+ *
+ * A game_t is compiled once from a validated GDL program and is immutable
+ * afterwards, so any number of threads may use it at once, each with its own
+ * game_ctx_t (scratch space and the "current state" that queries read).
+ * States are opaque values that can be copied, hashed and compared; moves
+ * are small integers per role (0 .. game_num_moves-1), and text appears only
+ * at the boundary (move names, state printing, parsing a protocol move).
+ *
+ * Two engines implement it (shared/docs and issue "The reasoner"):
+ *   propnet - the rules are grounded and run as a propositional circuit;
+ *   rules   - the rules are evaluated bottom-up without grounding, the
+ *             fallback when grounding exceeds its budget.
+ * ENGINE_AUTO tries the propnet first.
+ *
+ * Typical playout:
+ *     game_ctx_set_state(ctx, s);
+ *     while (!game_is_terminal(ctx)) {
+ *         for (r...) { n = game_legal(ctx, r, &moves); joint[r] = moves[pick]; }
+ *         game_ctx_play(ctx, joint);
+ *     }
+ *     v = game_goal(ctx, r);
+ */
+#ifndef GGP_REASONER_GAME_H
+#define GGP_REASONER_GAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "gdl/ast.h"
+
+typedef struct game game_t;
+typedef struct game_ctx game_ctx_t;
+typedef struct game_state game_state_t;
+typedef uint32_t move_id_t;
+
+typedef enum { ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES } engine_kind_t;
+
+typedef struct game_options {
+    engine_kind_t engine;
+    /* Grounding budget: beyond either, ENGINE_AUTO falls back to rules and
+     * ENGINE_PROPNET fails with a message. 0 = the defaults below. */
+    uint64_t ground_ms;        /* default 10000 */
+    size_t ground_mb;          /* default 2048 */
+    bool quiet;                /* do not report which engine was chosen */
+} game_options_t;
+
+/* Goal values outside 0..100 that report a defect of the rules. */
+#define GAME_GOAL_NONE (-1)     /* no goal value holds for the role */
+#define GAME_GOAL_MULTIPLE (-2) /* several goal values hold */
+
+typedef struct game_stats {
+    const char *engine;   /* "propnet" or "rules" */
+    size_t props;         /* ground propositions (propnet) or 0 */
+    size_t gates;         /* circuit gates (propnet) or 0 */
+    size_t base_props;    /* fluents that can be true */
+    size_t rules;         /* rules after normalisation */
+    double ground_ms;     /* time spent grounding and building */
+    char fallback_reason[160]; /* why auto chose rules, or "" */
+} game_stats_t;
+
+/* Compile a validated program. On failure returns NULL after reporting to d.
+ * The program (and its symtab and source) must outlive the game. */
+game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d);
+void game_free(game_t *g);
+void game_get_stats(const game_t *g, game_stats_t *out);
+
+/* Roles in description order (the order of moves in PLAY messages). */
+uint32_t game_num_roles(const game_t *g);
+const char *game_role_name(const game_t *g, uint32_t role); /* spelling */
+/* Index of a role by name (case-insensitive), or -1. */
+int game_role_index(const game_t *g, const char *name);
+
+/* Move ids of a role known so far. The propnet knows every move at compile
+ * time; the rules engine discovers moves as they become legal, so this can
+ * grow (ids never change once given). */
+uint32_t game_num_moves(const game_t *g, uint32_t role);
+/* Text of a move: canonical (lowercase keys) or as the rules spell it.
+ * Stable for the life of the game. */
+const char *game_move_name(const game_t *g, uint32_t role, move_id_t m, bool canonical);
+
+/* States. */
+game_state_t *game_state_new(const game_t *g);
+void game_state_free(game_state_t *s);
+void game_state_copy(const game_t *g, game_state_t *dst, const game_state_t *src);
+uint64_t game_state_hash(const game_t *g, const game_state_t *s);
+bool game_state_equal(const game_t *g, const game_state_t *a, const game_state_t *b);
+/* The fluents of a state, sorted canonical text, separated by single spaces:
+ * "(cell 1 1 b) (control xplayer)". canonical=false uses the rules'
+ * spelling (for match records). */
+void game_state_print(const game_t *g, const game_state_t *s, FILE *out, bool canonical);
+
+/* Per-thread context. */
+game_ctx_t *game_ctx_new(const game_t *g);
+void game_ctx_free(game_ctx_t *c);
+const game_t *game_ctx_game(const game_ctx_t *c);
+
+/* The initial state into out. */
+void game_initial(game_ctx_t *c, game_state_t *out);
+/* Make a copy of s the context's current state. */
+void game_ctx_set_state(game_ctx_t *c, const game_state_t *s);
+const game_state_t *game_ctx_state(const game_ctx_t *c);
+
+/* Queries on the current state. */
+bool game_is_terminal(game_ctx_t *c);
+/* Legal moves of a role, sorted by id; the array stays valid until the
+ * current state changes. May be 0 (a defect of the rules). */
+uint32_t game_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves);
+/* 0..100, or GAME_GOAL_NONE / GAME_GOAL_MULTIPLE. */
+int game_goal(game_ctx_t *c, uint32_t role);
+
+/* The state after a joint move (one move per role, in role order) from the
+ * current state, into out; the current state is unchanged. */
+void game_next(game_ctx_t *c, const move_id_t *joint, game_state_t *out);
+/* Same, then make the result the current state. */
+void game_ctx_play(game_ctx_t *c, const move_id_t *joint);
+
+/* Parse a move written in KIF (any case, any spacing) and find it among
+ * the role's legal moves in the current state. Returns false if it does not
+ * parse or is not legal. */
+bool game_move_from_text(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out);
+
+#endif
