@@ -3,7 +3,7 @@
 # run a self-play match on a bundled game (until `ggp play` exists: check it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./.ci/deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$(nproc)"
 bin=build/release/player/ggp
