@@ -1,2 +1,2 @@
-/* placeholder.c - keeps the library non-empty until its first module lands. */
-typedef int ggp_placeholder_t;
+/* placeholder.c - keeps the library non-empty until search.c lands. */
+typedef int ggp_search_placeholder_t;

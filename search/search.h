@@ -1,0 +1,58 @@
+/* search.h - the searchers: one MCTS engine whose variants (uct, uct2,
+ * uctr, grave, grave2, graver, graver2), plus random and flat mc, are rows
+ * of one policy table (shared/docs/grave-spec.md; issue "Search").
+ *
+ * A searcher is made from a player spec string, `ALGO[:key=value,...]`,
+ * e.g. "grave2:nodes=200,lambda=0.5,bias=0.01,ref=25,seed=7". It belongs to
+ * one role of one game and is used from one thread at a time; it keeps what
+ * must persist between the moves of a match (MAST statistics). */
+#ifndef GGP_SEARCH_SEARCH_H
+#define GGP_SEARCH_SEARCH_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/clock.h"
+#include "reasoner/game.h"
+
+typedef struct search_spec search_spec_t; /* parsed spec (search_spec.c) */
+typedef struct searcher searcher_t;
+
+/* Parse a spec string. On error returns NULL and writes a one-line message
+ * naming the bad key and its allowed range into err. */
+search_spec_t *search_spec_parse(const char *text, char *err, size_t err_len);
+void search_spec_free(search_spec_t *s);
+/* Canonical text of a spec with every key (for logs and CSV). */
+void search_spec_print(const search_spec_t *s, FILE *out);
+/* True if the spec has a time budget (seconds=...) rather than playouts. */
+bool search_spec_is_timed(const search_spec_t *s);
+/* Print the algorithms, keys, defaults and meanings (`ggp players`). */
+void search_players_help(FILE *out);
+
+/* What one decision did (for logs, tournaments and memory reports). */
+typedef struct search_report {
+    uint64_t playouts;        /* simulations run */
+    uint64_t nodes_peak;      /* resident nodes, peak */
+    uint64_t bytes_per_node;  /* node struct + its AMAF table */
+    uint64_t bytes_peak;      /* peak bytes of the search (nodes + AMAF + MAST) */
+    double seconds;           /* wall time spent */
+    double value;             /* estimated value of the chosen move in [0,1] */
+} search_report_t;
+
+searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *spec);
+void searcher_free(searcher_t *s);
+/* Start of a new match: forget everything (MAST, trees). */
+void searcher_reset(searcher_t *s);
+
+/* Choose a move for the searcher's role in state st. The search stops at
+ * its budget (playouts / nodes), at the deadline (if not deadline_none()),
+ * or as soon as *stop becomes true (stop may be NULL), and always returns a
+ * legal move (if the role has one; UINT32_MAX otherwise). With the same
+ * seed and playout budget it returns the same move. */
+move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t deadline,
+                          const atomic_bool *stop, search_report_t *rep);
+
+#endif
