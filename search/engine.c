@@ -199,6 +199,12 @@ static uint32_t playout_pick(engine_t *e, uint32_t r)
     return am.pick;
 }
 
+uint32_t engine_playout_move(engine_t *e, uint32_t role)
+{
+    if (gather_legal(e) < 0) return UINT32_MAX;
+    return e->n_legal[role] >= 2 ? playout_pick(e, role) : e->legal[role][0];
+}
+
 static void playout(engine_t *e)
 {
     for (uint64_t plies = 0;; plies++) {

@@ -294,6 +294,10 @@ void engine_reset(engine_t *e, uint64_t seed);
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);
 /* The move to play after engine_search (spec §4.7); *value gets its mean. */
 move_id_t engine_final(engine_t *e, double *value);
+/* The playout policy's move for role at the engine context's current state
+ * (MAST epsilon-greedy or uniform; spec §9). */
+uint32_t engine_playout_move(engine_t *e, uint32_t role);
+
 /* Ranking of root moves for the final choice (spec §4.7). */
 typedef struct pick {
     uint32_t move, ties;

@@ -16,5 +16,8 @@ typedef struct command {
 extern const command_t ggp_commands[];
 
 int cmd_check(int argc, char **argv);
+int cmd_play(int argc, char **argv);
+int cmd_tournament(int argc, char **argv);
+int cmd_players(int argc, char **argv);
 
 #endif
