@@ -74,7 +74,7 @@ typedef struct key_def {
 
 static const key_def_t key_defs[N_KEYS] = {
     [K_PLAYOUTS] = {"playouts", KT_INT, 1, 1e9, "10000", "P: playouts (simulations) per move", ap_single},
-    [K_NODES] = {"nodes", KT_INT, 1, 1e8, "",
+    [K_NODES] = {"nodes", KT_INT, 1, 1e8, "(algo)",
                  "N: most tree nodes resident at once (uctr/graver 1536, uct2/grave2 200, uctr2/graver2 160)",
                  ap_nodes},
     [K_LAMBDA] = {"lambda", KT_REAL, 0, 1, "0.5", "share of N for the second level: N_sec = round(lambda*N)", ap_two},
@@ -137,6 +137,15 @@ static void key_list(const variant_t *v, char *buf, size_t len)
         if (w < 0 || (size_t)w >= len - used) break;
         used += (size_t)w;
     }
+}
+
+/* An integer bound as text (the seed's upper bound is 2^64 - 1, which a
+ * double cannot hold). */
+static const char *int_bound(double x, char *buf, size_t len)
+{
+    if (x >= 18446744073709551615.0) snprintf(buf, len, "18446744073709551615");
+    else snprintf(buf, len, "%.0f", x);
+    return buf;
 }
 
 static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t vlen, char *err, size_t elen)
@@ -209,10 +218,12 @@ bad:
     case KT_AMAF:
         fail(err, elen, "bad value for %s: '%.*s' (expected auto, dense or sparse)", kd->name, (int)vlen, val);
         break;
-    case KT_INT:
-        fail(err, elen, "bad value for %s: '%.*s' (expected an integer from %.0f to %.0f)", kd->name, (int)vlen, val,
-             kd->lo, kd->hi);
+    case KT_INT: {
+        char hi[32];
+        fail(err, elen, "bad value for %s: '%.*s' (expected an integer from %.0f to %s)", kd->name, (int)vlen, val,
+             kd->lo, int_bound(kd->hi, hi, sizeof hi));
         break;
+    }
     case KT_REAL:
         fail(err, elen, "bad value for %s: '%.*s' (expected a number from %g to %g%s)", kd->name, (int)vlen, val,
              kd->lo, kd->hi, id == K_REF ? ", or inf" : "");
@@ -362,10 +373,14 @@ void search_players_help(FILE *out)
         switch (kd->type) {
         case KT_ONOFF: snprintf(range, sizeof range, "on|off"); break;
         case KT_AMAF: snprintf(range, sizeof range, "auto|dense|sparse"); break;
-        case KT_INT: snprintf(range, sizeof range, "%.0f..%.0f", kd->lo, kd->hi); break;
+        case KT_INT: {
+            char hi[32];
+            snprintf(range, sizeof range, "%.0f..%s", kd->lo, int_bound(kd->hi, hi, sizeof hi));
+            break;
+        }
         case KT_REAL: snprintf(range, sizeof range, "%g..%g%s", kd->lo, kd->hi, i == K_REF ? "|inf" : ""); break;
         }
-        fprintf(out, "  %-9s %-8s %-22s %s\n            for:", kd->name, kd->def[0] ? kd->def : "-", range,
+        fprintf(out, "  %-9s %-8s %-24s %s\n            for:", kd->name, kd->def[0] ? kd->def : "-", range,
                 kd->meaning);
         for (size_t j = 0; j < search_n_variants; j++)
             if (kd->applies(&search_variants[j])) fprintf(out, " %s", search_variants[j].name);
