@@ -88,7 +88,6 @@ void engine_free(engine_t *e)
     game_state_free(e->sec_state);
     game_ctx_free(e->ctx);
     free(e->path);
-    free(e->tj);
     free(e->step_start);
     free(e->skeys);
     free(e->slot);
@@ -342,8 +341,6 @@ static void play_tree_step(engine_t *e)
     step_begin(e);
     for (uint32_t r = 0; r < e->k; r++)
         if (e->n_legal[r] >= 2) step_key(e, keys_get(&e->keys, r, e->joint[r]));
-    XVEC_RESERVE(&e->tj, &e->tj_cap, (e->tree_steps + 1) * e->k);
-    memcpy(e->tj + e->tree_steps * e->k, e->joint, e->k * sizeof *e->joint);
     e->tree_steps++;
     game_ctx_play(e->ctx, e->joint);
 }

@@ -262,13 +262,11 @@ typedef struct engine {
     /* scratch of one simulation (spec §3.5) */
     uint32_t *path;
     size_t path_len, path_cap;
-    uint32_t *tj;            /* joint moves of the tree steps, tree_steps * k */
-    size_t tj_cap;
     uint32_t *step_start;    /* first key of each step in skeys */
     size_t n_steps, steps_cap;
     uint32_t *skeys;         /* decision keys of every step */
     size_t n_skeys, skeys_cap;
-    size_t tree_steps;
+    size_t tree_steps;       /* steps chosen by selection (the rest are playout steps) */
     uint32_t *slot, *slot_gen;
     size_t slot_cap;
     uint32_t gen;
