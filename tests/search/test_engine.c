@@ -81,14 +81,16 @@ static search_spec_t *spec_of(const char *text)
     return s;
 }
 
-/* A small budget for every row of the table, with the LRU checks on. */
-static void small_spec(const variant_t *v, uint32_t scale, char *buf, size_t len)
+/* A budget of about p playouts for every row of the table, small enough
+ * that the recycling rows do recycle, with the LRU checks on. */
+static void small_spec(const variant_t *v, uint32_t p, char *buf, size_t len)
 {
+    uint32_t s = (uint32_t)lround(sqrt((double)p));
     if (v->sel == SEL_NONE) snprintf(buf, len, "%s", v->name);
-    else if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=%u", v->name, 150 * scale);
-    else if (v->tree == TREE_SINGLE) snprintf(buf, len, "%s:playouts=%u,nodes=%u,check=on", v->name, 150 * scale, 30 * scale);
-    else if (!v->recycle) snprintf(buf, len, "%s:nodes=%u,check=on", v->name, 24 * scale);
-    else snprintf(buf, len, "%s:nodes=%u,ptop=%u,psec=%u,check=on", v->name, 16 * scale, 20 * scale, 8 * scale);
+    else if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=%u", v->name, p);
+    else if (v->tree == TREE_SINGLE) snprintf(buf, len, "%s:playouts=%u,nodes=%u,check=on", v->name, p, p / 5 + 2);
+    else if (!v->recycle) snprintf(buf, len, "%s:nodes=%u,check=on", v->name, 2 * s);
+    else snprintf(buf, len, "%s:nodes=%u,ptop=%u,psec=%u,check=on", v->name, s, s, s / 2 + 2);
 }
 
 static uint64_t expected_playouts(const search_spec_t *s)
@@ -139,14 +141,14 @@ static move_id_t choose(tgame_t *t, const char *spec_text, uint32_t role, uint64
 
 /* ---- every variant on every kind of game ----------------------------------- */
 
-static void check_game_all_variants(const char *path, uint32_t steps)
+static void check_game_all_variants(const char *path, uint32_t steps, uint32_t playouts)
 {
     tgame_t t;
     if (!path || !tg_load(&t, path)) return;
     uint32_t k = game_num_roles(t.g);
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         char text[256];
-        small_spec(&search_variants[vi], 1, text, sizeof text);
+        small_spec(&search_variants[vi], playouts, text, sizeof text);
         search_spec_t *sp = spec_of(text);
         /* two independent sets of searchers with the same seeds must agree */
         searcher_t *s1[8], *s2[8];
@@ -199,20 +201,20 @@ static void check_game_all_variants(const char *path, uint32_t steps)
 static void test_variants_turn_taking(void **state)
 {
     (void)state;
-    check_game_all_variants(shared_game("ticTacToe.kif"), 3);
-    check_game_all_variants(shared_game("connectFour.kif"), 2);
-    check_game_all_variants(shared_game("breakthrough.kif"), 1);
+    check_game_all_variants(shared_game("ticTacToe.kif"), 3, 150);
+    check_game_all_variants(shared_game("connectFour.kif"), 2, 60);
+    check_game_all_variants(shared_game("breakthrough.kif"), 1, 30);
 }
 
 static void test_variants_simultaneous_multi_puzzle(void **state)
 {
     (void)state;
-    check_game_all_variants(data_file("sim_bid.kif"), 2);
-    check_game_all_variants(shared_game("gt_prisoner.kif"), 2);
-    check_game_all_variants(shared_game("roshambo2.kif"), 2);
-    check_game_all_variants(shared_game("tictactoe_3player.kif"), 2);
-    check_game_all_variants(shared_game("buttons.kif"), 3);
-    check_game_all_variants(shared_game("eightPuzzle.kif"), 1);
+    check_game_all_variants(data_file("sim_bid.kif"), 2, 100);
+    check_game_all_variants(shared_game("gt_prisoner.kif"), 1, 30);
+    check_game_all_variants(shared_game("roshambo2.kif"), 2, 60);
+    check_game_all_variants(shared_game("tictactoe_3player.kif"), 1, 40);
+    check_game_all_variants(shared_game("buttons.kif"), 3, 60);
+    check_game_all_variants(shared_game("eightPuzzle.kif"), 1, 30);
 }
 
 /* ---- budgets: GRAVE^2 / UCT^2 run exactly (lambda - lambda^2) N^2 --------- */
@@ -221,7 +223,7 @@ static void test_two_level_exact_budget(void **state)
 {
     (void)state;
     tgame_t t;
-    if (!tg_shared(&t, "connectFour.kif")) return;
+    if (!tg_shared(&t, "ticTacToe.kif")) return;
     static const struct { unsigned n; double lambda; } cfg[] = {{20, 0.5}, {30, 0.4}, {24, 0.25}, {41, 0.5}};
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         const variant_t *v = &search_variants[vi];
@@ -259,7 +261,7 @@ static void root_visits(searcher_t *s, uint32_t *out, size_t n)
         if (e->pool.nodes[c].edge < n) out[e->pool.nodes[c].edge] = e->pool.nodes[c].visits;
 }
 
-static void identity_on(const char *path)
+static void identity_on(const char *path, uint64_t seeds, uint32_t p)
 {
     tgame_t t;
     if (!path || !tg_load(&t, path)) return;
@@ -273,13 +275,14 @@ static void identity_on(const char *path)
         assert_non_null(base);
         char a[128], b[128];
         if (rv->tree == TREE_SINGLE) {
-            snprintf(a, sizeof a, "%s:playouts=600", base->name);
-            snprintf(b, sizeof b, "%s:playouts=600,nodes=600,check=on", rv->name);
-        } else {
-            snprintf(a, sizeof a, "%s:nodes=50", base->name);
-            snprintf(b, sizeof b, "%s:nodes=50,ptop=25,psec=25,check=on", rv->name);
+            snprintf(a, sizeof a, "%s:playouts=%u", base->name, p);
+            snprintf(b, sizeof b, "%s:playouts=%u,nodes=%u,check=on", rv->name, p, p);
+        } else { /* P_top = N_top and P_sec = N_sec: no recycling */
+            uint32_t h = (uint32_t)lround(sqrt((double)p));
+            snprintf(a, sizeof a, "%s:nodes=%u", base->name, 2 * h);
+            snprintf(b, sizeof b, "%s:nodes=%u,ptop=%u,psec=%u,check=on", rv->name, 2 * h, h, h);
         }
-        for (uint64_t seed = 1; seed <= 3; seed++) {
+        for (uint64_t seed = 1; seed <= seeds; seed++) {
             search_spec_t *sa = spec_of(a), *sb = spec_of(b);
             searcher_t *x = searcher_new(t.g, 0, sa), *y = searcher_new(t.g, 0, sb);
             searcher_reseed(x, seed);
@@ -309,22 +312,24 @@ static void identity_on(const char *path)
 static void test_recycling_identity(void **state)
 {
     (void)state;
-    identity_on(shared_game("ticTacToe.kif"));
-    identity_on(shared_game("connectFour.kif"));
-    identity_on(data_file("sim_bid.kif"));
+    identity_on(shared_game("ticTacToe.kif"), 2, 300);
+    identity_on(shared_game("connectFour.kif"), 1, 120);
+    identity_on(data_file("sim_bid.kif"), 2, 300);
 }
 
 /* ---- forced wins ------------------------------------------------------------ */
 
-static void budget_spec(const variant_t *v, char *buf, size_t len)
+/* About p playouts; the recycling rows keep about a fifth of p nodes. */
+static void budget_spec(const variant_t *v, uint32_t p, char *buf, size_t len)
 {
-    if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=2000", v->name);
-    else if (v->tree == TREE_SINGLE) snprintf(buf, len, "%s:playouts=2000,nodes=400,check=on", v->name);
-    else if (!v->recycle) snprintf(buf, len, "%s:nodes=90,check=on", v->name);
-    else snprintf(buf, len, "%s:nodes=60,ptop=60,psec=30,check=on", v->name);
+    uint32_t s = (uint32_t)lround(sqrt((double)p));
+    if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=%u", v->name, p);
+    else if (v->tree == TREE_SINGLE) snprintf(buf, len, "%s:playouts=%u,nodes=%u,check=on", v->name, p, p / 5);
+    else if (!v->recycle) snprintf(buf, len, "%s:nodes=%u,check=on", v->name, 2 * s);
+    else snprintf(buf, len, "%s:nodes=%u,ptop=%u,psec=%u,check=on", v->name, 4 * s / 3, 4 * s / 3, 3 * s / 4);
 }
 
-static void forced(const char *file, uint32_t role, const char *winning, bool deep)
+static void forced(const char *file, uint32_t role, const char *winning, bool deep, uint32_t playouts)
 {
     tgame_t t;
     if (!tg_load(&t, data_file(file))) fail_msg("cannot load %s", file);
@@ -333,8 +338,8 @@ static void forced(const char *file, uint32_t role, const char *winning, bool de
         const variant_t *v = &search_variants[vi];
         if (v->sel == SEL_NONE || (deep && v->sel == SEL_FLAT)) continue;
         char text[128];
-        budget_spec(v, text, sizeof text);
-        for (uint64_t seed = 1; seed <= 3; seed++) {
+        budget_spec(v, playouts, text, sizeof text);
+        for (uint64_t seed = 1; seed <= 2; seed++) {
             search_report_t rep;
             move_id_t m = choose(&t, text, role, seed, &rep, NULL);
             if (m != want)
@@ -348,11 +353,11 @@ static void forced(const char *file, uint32_t role, const char *winning, bool de
 static void test_forced_wins(void **state)
 {
     (void)state;
-    forced("ttt_win1.kif", 0, "(mark 1 3)", false);
-    forced("ttt_owin.kif", 1, "(mark 2 3)", false);
-    forced("ttt_fork.kif", 0, "(mark 2 2)", true);
-    forced("sim_bid.kif", 0, "(bid 3)", false);
-    forced("sim_bid.kif", 1, "(bid 3)", false);
+    forced("ttt_win1.kif", 0, "(mark 1 3)", false, 400);
+    forced("ttt_owin.kif", 1, "(mark 2 3)", false, 400);
+    forced("ttt_fork.kif", 0, "(mark 2 2)", true, 1500);
+    forced("sim_bid.kif", 0, "(bid 3)", false, 400);
+    forced("sim_bid.kif", 1, "(bid 3)", false, 400);
 }
 
 static void test_deep_forced_win(void **state)
@@ -362,12 +367,11 @@ static void test_deep_forced_win(void **state)
     if (!tg_load(&t, data_file("ttt_deep.kif"))) fail_msg("cannot load ttt_deep.kif");
     move_id_t want = find_move(&t, 0, "(mark 1 3)");
     const char *specs[] = {"grave:playouts=10000", "uct:playouts=10000"};
-    for (size_t i = 0; i < 2; i++)
-        for (uint64_t seed = 1; seed <= 2; seed++) {
-            search_report_t rep;
-            move_id_t m = choose(&t, specs[i], 0, seed, &rep, NULL);
-            if (m != want) fail_msg("%s played %s", specs[i], game_move_name(t.g, 0, m, true));
-        }
+    for (size_t i = 0; i < 2; i++) {
+        search_report_t rep;
+        move_id_t m = choose(&t, specs[i], 0, 1, &rep, NULL);
+        if (m != want) fail_msg("%s played %s", specs[i], game_move_name(t.g, 0, m, true));
+    }
     tg_free(&t);
 }
 
@@ -468,12 +472,12 @@ static void test_ref_extremes(void **state)
 {
     (void)state;
     tgame_t t;
-    if (!tg_shared(&t, "connectFour.kif")) return;
+    if (!tg_shared(&t, "ticTacToe.kif")) return;
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         const variant_t *v = &search_variants[vi];
         if (v->sel != SEL_GRAVE) continue;
         char base[128], text[160];
-        small_spec(v, 2, base, sizeof base);
+        small_spec(v, 300, base, sizeof base);
         engine_stats_t st;
         search_report_t rep;
         snprintf(text, sizeof text, "%s,ref=0", base); /* RAVE: every node its own table */
@@ -506,7 +510,7 @@ static void test_mast_decay_and_reset(void **state)
         const variant_t *v = &search_variants[vi];
         if (v->sel == SEL_NONE) continue;
         char text[256];
-        small_spec(v, 1, text, sizeof text);
+        small_spec(v, 100, text, sizeof text);
         search_spec_t *sp = spec_of(text);
         searcher_t *s = searcher_new(t.g, 0, sp);
         engine_t *e = searcher_engine(s, 0);
@@ -611,8 +615,8 @@ static void test_dense_sparse_threads(void **state)
     tgame_t t;
     if (!tg_shared(&t, "connectFour.kif")) return;
     search_report_t rd, rs;
-    move_id_t md = choose(&t, "grave:playouts=1500,amaf=dense", 0, 9, &rd, NULL);
-    move_id_t ms = choose(&t, "grave:playouts=1500,amaf=sparse", 0, 9, &rs, NULL);
+    move_id_t md = choose(&t, "grave:playouts=400,amaf=dense", 0, 9, &rd, NULL);
+    move_id_t ms = choose(&t, "grave:playouts=400,amaf=sparse", 0, 9, &rs, NULL);
     assert_int_equal(md, ms);
     assert_int_equal(rd.nodes_peak, rs.nodes_peak);
     game_stats_t gs;
@@ -624,13 +628,13 @@ static void test_dense_sparse_threads(void **state)
     }
     /* UCT nodes carry no AMAF */
     search_report_t ru;
-    choose(&t, "uct:playouts=500", 0, 9, &ru, NULL);
+    choose(&t, "uct:playouts=100", 0, 9, &ru, NULL);
     assert_int_equal(ru.bytes_per_node, sizeof(node_t) + 2 * sizeof(float));
     /* root parallelism: the playouts are shared, and the result is reproducible */
     search_report_t r1, r2;
-    move_id_t a = choose(&t, "grave:playouts=1001,threads=2", 0, 4, &r1, NULL);
-    move_id_t b = choose(&t, "grave:playouts=1001,threads=2", 0, 4, &r2, NULL);
-    assert_int_equal(r1.playouts, 1001);
+    move_id_t a = choose(&t, "grave:playouts=301,threads=2", 0, 4, &r1, NULL);
+    move_id_t b = choose(&t, "grave:playouts=301,threads=2", 0, 4, &r2, NULL);
+    assert_int_equal(r1.playouts, 301);
     assert_int_equal(a, b);
     assert_true(is_legal(&t, 0, a));
     tg_free(&t);
@@ -644,7 +648,7 @@ static void test_rules_engine(void **state)
     if (!path || !tg_load_engine(&t, path, ENGINE_RULES)) return;
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         char text[256];
-        small_spec(&search_variants[vi], 1, text, sizeof text);
+        small_spec(&search_variants[vi], 100, text, sizeof text);
         search_report_t rep;
         engine_stats_t st;
         move_id_t m = choose(&t, text, 0, 2, &rep, &st);
