@@ -11,7 +11,7 @@
 
 static char *run(const char *args, int *status)
 {
-    char cmd[4096];
+    char cmd[4096 + 512];
     snprintf(cmd, sizeof cmd, "%s %s", GGP_BIN, args);
     char *out = NULL;
     *status = tu_run(cmd, &out);
