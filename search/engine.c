@@ -484,6 +484,7 @@ static bool second_level(engine_t *e, uint32_t L, deadline_t dl, const atomic_bo
     size_t top_len = e->path_len, top_steps = e->n_steps, top_keys = e->n_skeys, top_tree = e->tree_steps;
     game_state_copy(e->g, e->sec_state, game_ctx_state(e->ctx));
     bool terminal = game_is_terminal(e->ctx), stopped = false;
+    if (e->sl_hook) e->sl_hook(e, true, e->sl_arg);
     for (uint64_t i = 0; i < e->b.p_sec; i++) {
         if (e->st.playouts > 0 && should_stop(dl, stop)) {
             stopped = true;
@@ -515,9 +516,10 @@ static bool second_level(engine_t *e, uint32_t L, deadline_t dl, const atomic_bo
         check_region(e, 1, NULL, 0);
         pool_note_peak(p);
     }
+    e->path_len = top_len;
+    if (e->sl_hook) e->sl_hook(e, false, e->sl_arg);
     pool_region_clear(p, 1);
     if (L != NIL) p->nodes[L].first_child = NIL;
-    e->path_len = top_len;
     return !stopped;
 }
 

@@ -281,6 +281,11 @@ typedef struct engine {
     double *z;
     engine_stats_t st;
     uint64_t max_plies;
+    /* Instrumentation for tests (NULL otherwise): called as each second-level
+     * search starts (before = true; e->path[0 .. path_len) is the top path)
+     * and as it ends, before its tree is discarded (spec §15.5). */
+    void (*sl_hook)(struct engine *e, bool before, void *arg);
+    void *sl_arg;
 } engine_t;
 
 void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed);

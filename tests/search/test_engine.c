@@ -381,6 +381,7 @@ typedef struct walk {
     tgame_t *t;
     engine_t *e;
     uint64_t p_sec; /* 1 for single level */
+    bool recycled;  /* with recycling the visit relation becomes >= */
     uint32_t anc[256];
     uint32_t depth;
     uint64_t nodes;
@@ -395,7 +396,7 @@ static void walk_node(walk_t *w, uint32_t n, const game_state_t *st)
     bool terminal = game_is_terminal(w->t->ctx);
     uint64_t sum = 0;
     for (uint32_t c = p->nodes[n].first_child; c != NIL; c = p->nodes[c].next_sibling) sum += p->nodes[c].visits;
-    if (!terminal && p->nodes[n].visits != w->p_sec + sum)
+    if (!terminal && (w->recycled ? p->nodes[n].visits < w->p_sec + sum : p->nodes[n].visits != w->p_sec + sum))
         fail_msg("V(n) = %u but P_sec + sum V(children) = %llu", p->nodes[n].visits, (unsigned long long)(w->p_sec + sum));
     /* every AMAF count is at most V(node) (first-occurrence rule) */
     if (p->amaf_on)
@@ -447,8 +448,11 @@ static void test_tree_statistics(void **state)
     (void)state;
     tgame_t t;
     if (!tg_shared(&t, "ticTacToe.kif")) return;
-    const char *specs[] = {"grave:playouts=800", "uct:playouts=800", "grave:playouts=800,ref=0",
-                           "grave:playouts=800,amaf=sparse", "grave2:nodes=40", "uct2:nodes=40"};
+    const char *specs[] = {"grave:playouts=800",      "uct:playouts=800",
+                           "grave:playouts=800,ref=0", "grave:playouts=800,amaf=sparse",
+                           "grave2:nodes=40",          "uct2:nodes=40",
+                           "graver:playouts=800,nodes=60", "uctr:playouts=800,nodes=60",
+                           "graver2:nodes=30,ptop=40,psec=20"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         search_spec_t *sp = spec_of(specs[i]);
         searcher_t *s = searcher_new(t.g, 0, sp);
@@ -456,8 +460,10 @@ static void test_tree_statistics(void **state)
         searcher_choose(s, t.st, deadline_none(), NULL, &rep);
         budget_t b;
         spec_budget(sp, &b);
-        walk_t w = {.t = &t, .e = searcher_engine(s, 0), .p_sec = sp->v->tree == TREE_TWO ? b.p_sec : 1};
+        walk_t w = {.t = &t, .e = searcher_engine(s, 0), .p_sec = sp->v->tree == TREE_TWO ? b.p_sec : 1,
+                    .recycled = sp->v->recycle};
         walk_node(&w, w.e->root, t.st);
+        if (sp->v->recycle) assert_true(rep.recycled > 0);
         assert_int_equal(w.e->pool.nodes[w.e->root].visits, rep.playouts);
         assert_int_equal(w.nodes, pool_resident(&w.e->pool));
         searcher_free(s);
@@ -489,6 +495,88 @@ static void test_ref_extremes(void **state)
         assert_int_equal(st.ref_root, st.selections);
         assert_true(st.ref_self < st.selections);
     }
+    tg_free(&t);
+}
+
+/* ---- forward sharing ablation (spec §15.5) ----------------------------------- */
+
+/* At the second second-level search (top path R, L): optionally scramble
+ * the AMAF tables of the top path above L, then fingerprint what the
+ * second-level search did (L's statistics and its second-level children)
+ * and stop the search. */
+typedef struct ablation {
+    bool scramble;
+    int calls;
+    uint64_t fingerprint;
+    atomic_bool stop;
+    rng_t rng;
+} ablation_t;
+
+static uint64_t fnv(uint64_t h, uint64_t x) { return (h ^ x) * 0x100000001b3ULL; }
+
+static void ablation_hook(engine_t *e, bool before, void *arg)
+{
+    ablation_t *ab = arg;
+    pool_t *p = &e->pool;
+    if (before && ++ab->calls == 2 && ab->scramble) {
+        for (size_t i = 0; i + 1 < e->path_len; i++) {
+            uint32_t h = p->nodes[e->path[i]].amaf;
+            if (h == NIL) continue;
+            for (uint32_t j = 1; j <= (8u << p->sp.e[h].key); j++) {
+                sp_entry_t *en = &p->sp.e[h + j];
+                if (en->key == UINT32_MAX) continue;
+                en->w = (float)rng_below(&ab->rng, en->p + 1); /* same count, another mean */
+            }
+        }
+    }
+    if (!before && ab->calls == 2) {
+        uint32_t L = e->path[e->path_len - 1];
+        uint64_t h = fnv(0xcbf29ce484222325ULL, p->nodes[L].visits);
+        for (uint32_t c = p->nodes[L].first_child; c != NIL; c = p->nodes[c].next_sibling) {
+            float w0 = pool_w(p, c)[0];
+            uint32_t bits;
+            memcpy(&bits, &w0, sizeof bits);
+            h = fnv(fnv(fnv(h, p->nodes[c].edge), p->nodes[c].visits), bits);
+        }
+        ab->fingerprint = h;
+        atomic_store(&ab->stop, true);
+    }
+}
+
+static uint64_t ablation_run(tgame_t *t, const char *spec_text, uint64_t seed, bool scramble)
+{
+    search_spec_t *sp = spec_of(spec_text);
+    searcher_t *s = searcher_new(t->g, 0, sp);
+    searcher_reseed(s, seed);
+    ablation_t ab = {.scramble = scramble};
+    rng_seed(&ab.rng, seed);
+    atomic_init(&ab.stop, false);
+    engine_t *e = searcher_engine(s, 0);
+    e->sl_hook = ablation_hook;
+    e->sl_arg = &ab;
+    search_report_t rep;
+    searcher_choose(s, t->st, deadline_none(), &ab.stop, &rep);
+    assert_int_equal(ab.calls, 2);
+    searcher_free(s);
+    search_spec_free(sp);
+    return ab.fingerprint;
+}
+
+static void test_forward_sharing_ablation(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_shared(&t, "connectFour.kif")) return;
+    const char *off = "grave2:nodes=80,share=off,amaf=sparse,ref=10";
+    const char *on = "grave2:nodes=80,share=on,amaf=sparse,ref=10";
+    int changed = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        /* without sharing, the top path's tables are never read below L */
+        assert_true(ablation_run(&t, off, seed, false) == ablation_run(&t, off, seed, true));
+        /* with sharing they are (so the check above can fail) */
+        changed += ablation_run(&t, on, seed, false) != ablation_run(&t, on, seed, true);
+    }
+    assert_true(changed > 0);
     tg_free(&t);
 }
 
@@ -669,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_deep_forced_win),
         cmocka_unit_test(test_tree_statistics),
         cmocka_unit_test(test_ref_extremes),
+        cmocka_unit_test(test_forward_sharing_ablation),
         cmocka_unit_test(test_mast_decay_and_reset),
         cmocka_unit_test(test_mast_epsilon_greedy),
         cmocka_unit_test(test_time_budget),
