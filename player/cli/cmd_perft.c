@@ -139,57 +139,21 @@ int cmd_perft(int argc, char **argv)
 {
     game_options_t opts = {.engine = ENGINE_AUTO};
     uint64_t depth = 0;
-    const char *file = NULL;
-    int rc = EXIT_OK;
-    for (int i = 1; i < argc && rc == EXIT_OK; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (a[0] != '-' || !a[1]) {
-            if (file) {
-                fprintf(stderr, "ggp perft: one rule file expected, got '%s' too\n", a);
-                rc = EXIT_USAGE;
-            }
-            file = a;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(perft_help, stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            opts.quiet = true;
-        } else if (!strcmp(a, "--engine") && has_val) {
-            if (!cli_engine_parse("perft", argv[++i], &opts.engine)) rc = EXIT_USAGE;
-        } else if (!strcmp(a, "--depth") && has_val) {
-            if (!parse_u64("perft", a, argv[++i], 1, 64, &depth)) rc = EXIT_USAGE;
-        } else {
-            fprintf(stderr, "ggp perft: %s '%s'\n", has_val ? "unknown option" : "unknown option or missing value for",
-                    a);
-            rc = EXIT_USAGE;
-        }
-    }
-    if (rc == EXIT_OK && (!file || !depth)) {
-        fputs(!file ? "ggp perft: expected a rule file\n" : "ggp perft: --depth is required\n", stderr);
-        rc = EXIT_USAGE;
-    }
-    if (rc != EXIT_OK) {
-        fputs(perft_help, stderr);
-        return rc;
+    const cli_num_opt_t nums[] = {{"--depth", 1, 64, &depth}};
+    const char **files;
+    size_t n_files;
+    int rc;
+    if (!cli_args_parse("perft", perft_help, argc, argv, nums, 1, &opts, &files, &n_files, &rc)) return rc;
+    const char *file = n_files ? files[0] : NULL;
+    free(files);
+    if (n_files != 1 || !depth) {
+        fprintf(stderr, "ggp perft: %s\n%s", n_files != 1 ? "expected one rule file" : "--depth is required", perft_help);
+        return EXIT_USAGE;
     }
 
-    diag_t d;
-    diag_init(&d, stderr);
-    d.max_errors = 20;
     loaded_t l;
-    if (!load_rules(file, &d, &l)) return EXIT_USAGE;
-    if (l.errors) {
-        fprintf(stderr, "ggp perft: %s: invalid rules (%u error%s)\n", file, l.errors, l.errors == 1 ? "" : "s");
-        loaded_free(&l);
-        return EXIT_FAIL;
-    }
-    game_t *g = game_compile(l.prog, &opts, &d);
-    if (!g) {
-        fprintf(stderr, "ggp perft: %s: the game does not compile\n", file);
-        loaded_free(&l);
-        return EXIT_FAIL;
-    }
+    game_t *g = cli_game_open("perft", file, &opts, &l, &rc);
+    if (!g) return rc;
 
     uint32_t D = (uint32_t)depth, nr = game_num_roles(g);
     perft_t p = {.g = g, .ctx = game_ctx_new(g), .nr = nr, .depth = D};

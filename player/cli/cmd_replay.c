@@ -34,63 +34,22 @@ static const char replay_help[] =
 int cmd_replay(int argc, char **argv)
 {
     game_options_t opts = {.engine = ENGINE_AUTO};
-    bool quiet = false, dashdash = false;
-    const char **files = NULL;
-    size_t n_files = 0, cap_files = 0;
-    int rc = EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (dashdash || a[0] != '-' || !a[1]) {
-            XVEC_RESERVE(&files, &cap_files, n_files + 1);
-            files[n_files++] = a;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(replay_help, stdout);
-            free(files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else if (!strcmp(a, "--engine") && i + 1 < argc) {
-            if (!cli_engine_parse("replay", argv[++i], &opts.engine)) rc = EXIT_USAGE;
-        } else if (!strcmp(a, "--")) {
-            dashdash = true;
-        } else {
-            fprintf(stderr, "ggp replay: %s '%s'\n", !strcmp(a, "--engine") ? "missing value for" : "unknown option",
-                    a);
-            rc = EXIT_USAGE;
-        }
-    }
-    if (rc == EXIT_OK && n_files < 2) {
-        fputs("ggp replay: expected a rule file and at least one trace\n", stderr);
-        rc = EXIT_USAGE;
-    }
-    if (rc != EXIT_OK) {
-        fputs(replay_help, stderr);
-        free(files);
-        return rc;
-    }
-    opts.quiet = quiet;
-
-    diag_t d;
-    diag_init(&d, stderr);
-    d.max_errors = 20;
-    loaded_t l;
-    if (!load_rules(files[0], &d, &l)) {
+    const char **files;
+    size_t n_files;
+    int rc;
+    if (!cli_args_parse("replay", replay_help, argc, argv, NULL, 0, &opts, &files, &n_files, &rc)) return rc;
+    if (n_files < 2) {
+        fprintf(stderr, "ggp replay: expected a rule file and at least one trace\n%s", replay_help);
         free(files);
         return EXIT_USAGE;
     }
-    if (l.errors) {
-        fprintf(stderr, "ggp replay: %s: invalid rules (%u error%s)\n", files[0], l.errors, l.errors == 1 ? "" : "s");
-        loaded_free(&l);
-        free(files);
-        return EXIT_FAIL;
-    }
-    game_t *g = game_compile(l.prog, &opts, &d);
+    bool quiet = opts.quiet;
+
+    loaded_t l;
+    game_t *g = cli_game_open("replay", files[0], &opts, &l, &rc);
     if (!g) {
-        static const char *names[] = {"auto", "propnet", "rules"};
-        fprintf(stderr, "ggp replay: %s: the game does not compile with engine %s\n", files[0], names[opts.engine]);
-        loaded_free(&l);
         free(files);
-        return EXIT_FAIL;
+        return rc;
     }
 
     canon_t *c = canon_new();
@@ -99,6 +58,9 @@ int cmd_replay(int argc, char **argv)
     size_t n_ok = 0, n_bad = 0;
     bool io_error = false;
     for (size_t i = 1; i < n_files; i++) {
+        diag_t d;
+        diag_init(&d, stderr);
+        d.max_errors = 20;
         trace_t t;
         if (trace_read(files[i], c, &d, &t) != 0) {
             printf("%s: unreadable or malformed trace\n", files[i]);

@@ -60,59 +60,21 @@ int cmd_trace(int argc, char **argv)
 {
     game_options_t opts = {.engine = ENGINE_AUTO};
     uint64_t seed = 1, max_steps = 10000;
-    const char *file = NULL;
-    int rc = EXIT_OK;
-    for (int i = 1; i < argc && rc == EXIT_OK; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (a[0] != '-' || !a[1]) {
-            if (file) {
-                fprintf(stderr, "ggp trace: one rule file expected, got '%s' too\n", a);
-                rc = EXIT_USAGE;
-            }
-            file = a;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(trace_help, stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            opts.quiet = true;
-        } else if (!strcmp(a, "--engine") && has_val) {
-            if (!cli_engine_parse("trace", argv[++i], &opts.engine)) rc = EXIT_USAGE;
-        } else if (!strcmp(a, "--seed") && has_val) {
-            if (!parse_u64("trace", a, argv[++i], 0, UINT64_MAX, &seed)) rc = EXIT_USAGE;
-        } else if (!strcmp(a, "--max-steps") && has_val) {
-            if (!parse_u64("trace", a, argv[++i], 0, UINT32_MAX, &max_steps)) rc = EXIT_USAGE;
-        } else {
-            fprintf(stderr, "ggp trace: %s '%s'\n", has_val ? "unknown option" : "unknown option or missing value for",
-                    a);
-            rc = EXIT_USAGE;
-        }
-    }
-    if (rc == EXIT_OK && !file) {
-        fputs("ggp trace: expected a rule file\n", stderr);
-        rc = EXIT_USAGE;
-    }
-    if (rc != EXIT_OK) {
-        fputs(trace_help, stderr);
-        return rc;
+    const cli_num_opt_t nums[] = {{"--seed", 0, UINT64_MAX, &seed}, {"--max-steps", 0, UINT32_MAX, &max_steps}};
+    const char **files;
+    size_t n_files;
+    int rc;
+    if (!cli_args_parse("trace", trace_help, argc, argv, nums, 2, &opts, &files, &n_files, &rc)) return rc;
+    const char *file = n_files ? files[0] : NULL;
+    free(files);
+    if (n_files != 1) {
+        fprintf(stderr, "ggp trace: expected one rule file\n%s", trace_help);
+        return EXIT_USAGE;
     }
 
-    diag_t d;
-    diag_init(&d, stderr);
-    d.max_errors = 20;
     loaded_t l;
-    if (!load_rules(file, &d, &l)) return EXIT_USAGE;
-    if (l.errors) {
-        fprintf(stderr, "ggp trace: %s: invalid rules (%u error%s)\n", file, l.errors, l.errors == 1 ? "" : "s");
-        loaded_free(&l);
-        return EXIT_FAIL;
-    }
-    game_t *g = game_compile(l.prog, &opts, &d);
-    if (!g) {
-        fprintf(stderr, "ggp trace: %s: the game does not compile\n", file);
-        loaded_free(&l);
-        return EXIT_FAIL;
-    }
+    game_t *g = cli_game_open("trace", file, &opts, &l, &rc);
+    if (!g) return rc;
 
     canon_t *c = canon_new();
     game_texts_t gt;
