@@ -417,8 +417,7 @@ static void check_body_lit(val_t *v, const lit_t *l)
         sym_t s = a->sym;
         if (s == SYM_NEXT || s == SYM_INIT || s == SYM_BASE || s == SYM_INPUT) {
             v->rel_used[s] = true;
-            err_at(v, a->off, "'%s' cannot appear in a rule body: it may only be defined (gdl: %s)", nm(v, s),
-                   s == SYM_NEXT ? "the next state is not an input to rules" : "it describes the game, not a state");
+            err_at(v, a->off, "'%s' cannot appear in a rule body: it may only be a rule head or a fact", nm(v, s));
         } else {
             check_rel_arity(v, a);
         }
@@ -809,7 +808,8 @@ static void check_dependencies(val_t *v, const rgraph_t *g)
             if (w == NONE) continue;
             sym_t bad = g->occ[w].atom->sym;
             err_at(v, o->atom->off, "'%s' must not depend on '%s', but '%s' does", nm(v, h), nm(v, bad), nm(v, s));
-            note_at(v, g->occ[w].atom->off, "'%s' used here, in a rule '%s' depends on", nm(v, bad), nm(v, s));
+            note_at(v, g->occ[w].atom->off, "'%s' used here, in a rule for '%s'", nm(v, bad),
+                    nm(v, v->p->rules[g->occ[w].rule]->head->sym));
             break;
         }
     }
@@ -926,9 +926,8 @@ static void check_recursive_atom(val_t *v, const rule_t *r, const term_t *q, con
         if (ok || tv_has(nonrec, a)) continue;
         char buf[128];
         err_at(v, a->off,
-               "recursion restriction violated: argument '%s' of '%s', which is recursive with '%s', is neither "
-               "ground, nor an argument of the head, nor an argument of a positive literal that is not recursive "
-               "with it",
+               "recursion restriction violated: argument '%s' of '%s' (recursive with the head '%s') is not "
+               "ground, not an argument of the head, and not an argument of a non-recursive positive literal",
                term_fmt(v, a, buf, sizeof buf), nm(v, q->sym), nm(v, r->head->sym));
     }
 }
@@ -1043,7 +1042,7 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
     rgraph_free(&g);
 
     const char *file = p->src ? p->src->name : "<rules>";
-    if (info.n_roles == 0) whole(&v, DIAG_ERROR, "%s: no 'role' facts: a game needs at least one role", file);
+    if (!has[SYM_ROLE]) whole(&v, DIAG_ERROR, "%s: no 'role' facts: a game needs at least one role", file);
     static const sym_t required[] = {SYM_LEGAL, SYM_GOAL, SYM_TERMINAL};
     for (size_t k = 0; k < sizeof required / sizeof *required; k++)
         if (!has[required[k]])
