@@ -57,7 +57,8 @@ typedef struct val {
     uint32_t *role_off;
 } val_t;
 
-static void vreport(val_t *v, diag_level_t level, bool has_loc, uint32_t off, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 5, 0)))
+vreport(val_t *v, diag_level_t level, bool has_loc, uint32_t off, const char *fmt, va_list ap)
 {
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -130,7 +131,7 @@ static int pend_cmp(const void *a, const void *b)
 
 static void flush(val_t *v, diag_t *d)
 {
-    qsort(v->pend, v->n_pend, sizeof *v->pend, pend_cmp);
+    if (v->n_pend > 1) qsort(v->pend, v->n_pend, sizeof *v->pend, pend_cmp);
     for (size_t i = 0; i < v->n_pend; i++) {
         pend_t *e = &v->pend[i];
         diag_report(d, e->level, e->has_loc ? v->p->src : NULL, e->off, "%s", e->msg);
@@ -573,7 +574,9 @@ typedef struct unifier {
     long budget;
 } unifier_t;
 
-#define UNIFY_BUDGET 20000
+/* Steps per unification; also bounds the recursion depth of unify_rec and
+ * occurs (terms are at most SX_MAX_DEPTH deep). */
+#define UNIFY_BUDGET 10000
 
 static void deref(const unifier_t *u, const term_t **t, int *side)
 {
