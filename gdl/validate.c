@@ -431,6 +431,7 @@ static void check_body_lit(val_t *v, const lit_t *l)
         check_term(v, l->rhs, NULL);
         break;
     case LIT_OR:
+        if (l->n_disj == 0) warn_at(v, l->off, "empty 'or' is always false: this rule can never apply");
         for (uint32_t i = 0; i < l->n_disj; i++) check_body_lit(v, l->disj[i]);
         break;
     }

@@ -21,9 +21,10 @@
  *   - the recursion restriction (§2.4.3, Griddle's original form);
  *   - init/base/input independent of true and does, legal/goal/terminal
  *     independent of does, even indirectly.
- * Warnings (not failures): no `init` (the initial state is empty, which
- * GGP-Base's own test games rely on), and old Dresden `base` forms whose
- * arity is not 1, which are ignored as GGP-Base's GdlCleaner drops them.
+ * Warnings (not failures): an empty `or` (always false); no `init` (the
+ * initial state is then empty, which GGP-Base's own test games and three
+ * corpus games rely on); old Dresden `base` forms whose arity is not 1,
+ * which are ignored as GGP-Base's GdlCleaner drops them.
  * `sees` and `random` (GDL-II, §4) are ordinary names. */
 #ifndef GGP_GDL_VALIDATE_H
 #define GGP_GDL_VALIDATE_H

@@ -291,6 +291,24 @@ static void test_missing_definitions(void **state)
     check_done(&c);
 }
 
+static void test_recovery_and_warnings(void **state)
+{
+    (void)state;
+    checked_t c;
+    /* a malformed `not` is one error, not two */
+    assert_int_equal(check_text(&c, GAME "(<= (legal robot x) (not a b))\n"), 1);
+    assert_null(strstr(check_diags(&c), "cannot be used as a constant"));
+    check_done(&c);
+    assert_int_equal(check_text(&c, GAME "(<= (legal robot x) (not (or)))\n"), 1);
+    assert_non_null(strstr(check_diags(&c), "'not' must wrap a sentence, not 'or'"));
+    check_done(&c);
+    /* an empty `or` is legal but never true */
+    assert_int_equal(check_text(&c, GAME "(<= (legal robot x) (true (step 0)) (or))\n"), 0);
+    assert_int_equal(c.td.d.warnings, 1);
+    assert_non_null(strstr(check_diags(&c), "t.kif:8:37: warning: empty 'or' is always false"));
+    check_done(&c);
+}
+
 static void test_dresden_base_is_ignored(void **state)
 {
     (void)state;
@@ -347,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_dependencies),
         cmocka_unit_test(test_keywords),
         cmocka_unit_test(test_missing_definitions),
+        cmocka_unit_test(test_recovery_and_warnings),
         cmocka_unit_test(test_dresden_base_is_ignored),
         cmocka_unit_test(test_recursion_restriction),
         cmocka_unit_test(test_diagnostics_in_source_order),
