@@ -55,12 +55,14 @@ void relstore_clear(relstore_t *s)
     for (uint32_t k = 0; k < s->n_idx; k++) memset(s->idx_head[k], 0, s->idx_slots * sizeof *s->idx_head[k]);
 }
 
-void relstore_add_index(relstore_t *s, uint32_t pos)
+bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t id)
 {
     for (uint32_t k = 0; k < s->n_idx; k++)
-        if (s->idx_pos[k] == pos) return;
-    if (s->n_idx == 4) return; /* enough: the first bound position is used */
-    s->idx_pos[s->n_idx++] = pos;
+        if (s->idx_id[k] == id) return true;
+    if (s->n_idx == RELSTORE_MAX_IDX) return false;
+    s->idx_spec[s->n_idx] = spec;
+    s->idx_id[s->n_idx++] = id;
+    return true;
 }
 
 /* The index key of a path (see plan_order in rules.c): a whole argument,
@@ -78,6 +80,22 @@ static tid_t path_key(const term_store_t *ts, const tid_t *tuple, uint32_t code)
     if (!q) return t;
     const uint32_t *w = ts_words(ts, t);
     return w[1] >= q ? path_mix(w[0], w[2 + q - 1]) : 0;
+}
+
+/* Combine the values of an index's paths into one key (0 = a path does
+ * not exist in this tuple: it is not indexed). Equal keys for different
+ * values only cost extra candidates, which matching rejects. */
+static inline tid_t key_add(tid_t k, tid_t v) { return (k ^ v) * 0x9e3779b1u + 0x7f4a7c15u; }
+
+static tid_t tuple_key(const term_store_t *ts, const tid_t *tuple, const idx_spec_t *sp)
+{
+    tid_t k = 0x243f6a88u;
+    for (uint32_t i = 0; i < sp->n; i++) {
+        tid_t v = path_key(ts, tuple, sp->path[i]);
+        if (!v) return 0;
+        k = key_add(k, v);
+    }
+    return k ? k : 1;
 }
 
 static void index_put(relstore_t *s, uint32_t k, tid_t v, uint32_t tuple)
@@ -121,7 +139,7 @@ static void rehash(relstore_t *s, uint32_t n_slots)
         s->idx_key[k] = xcalloc(n_slots, sizeof *s->idx_key[k]);
         s->idx_head[k] = xcalloc(n_slots, sizeof *s->idx_head[k]);
         s->idx_next[k] = xreallocarray(s->idx_next[k], s->cap ? s->cap : 1, sizeof *s->idx_next[k]);
-        for (uint32_t t = 0; t < s->n; t++) index_put(s, k, path_key(s->ts, relstore_tuple(s, t), s->idx_pos[k]), t);
+        for (uint32_t t = 0; t < s->n; t++) index_put(s, k, tuple_key(s->ts, relstore_tuple(s, t), s->idx_spec[k]), t);
     }
 }
 
@@ -156,7 +174,7 @@ bool relstore_insert(relstore_t *s, const tid_t *tuple, uint32_t *idx)
     uint32_t t = s->n++;
     if (s->arity) memcpy(s->data + (size_t)t * s->arity, tuple, s->arity * sizeof *tuple);
     s->slots[i] = t + 1;
-    for (uint32_t k = 0; k < s->n_idx; k++) index_put(s, k, path_key(s->ts, tuple, s->idx_pos[k]), t);
+    for (uint32_t k = 0; k < s->n_idx; k++) index_put(s, k, tuple_key(s->ts, tuple, s->idx_spec[k]), t);
     if (s->n * 2 > s->n_slots) rehash(s, s->n_slots * 2);
     if (idx) *idx = t;
     return true;
@@ -202,8 +220,10 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
             for (int p = 0; p < 2; p++) {
                 if (!plans[p] || !plans[p]->order) continue;
                 for (uint32_t j = 0; j < c->n_body; j++)
-                    if (plans[p]->index_pos[j] >= 0)
-                        relstore_add_index(&ev->own[c->body[plans[p]->order[j]].rel], (uint32_t)plans[p]->index_pos[j]);
+                    if (plans[p]->index_pos[j] >= 0) {
+                        uint32_t id = (uint32_t)plans[p]->index_pos[j];
+                        relstore_add_index(&ev->own[r->specs[id].rel], &r->specs[id], id);
+                    }
             }
         }
     }
@@ -411,12 +431,17 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
     tid_t key = 0;
     if (ip >= 0) {
         for (uint32_t q = 0; q < s->n_idx; q++)
-            if (s->idx_pos[q] == (uint32_t)ip) kidx = q;
+            if (s->idx_id[q] == (uint32_t)ip) kidx = q;
         if (kidx != NONE32) {
-            uint32_t p = (uint32_t)ip >> 8, q = (uint32_t)ip & 255;
-            key = build(ev, q ? l->args[p]->args[q - 1] : l->args[p], false);
-            if (!key) return; /* a term never built cannot be in the store */
-            if (q) key = path_mix(l->args[p]->functor, key);
+            const idx_spec_t *sp = s->idx_spec[kidx];
+            key = 0x243f6a88u;
+            for (uint32_t i = 0; i < sp->n; i++) {
+                uint32_t p = sp->path[i] >> 8, q = sp->path[i] & 255;
+                tid_t v = build(ev, q ? l->args[p]->args[q - 1] : l->args[p], false);
+                if (!v) return; /* a term never built cannot be in the store */
+                key = key_add(key, q ? path_mix(l->args[p]->functor, v) : v);
+            }
+            if (!key) key = 1;
         }
     }
     uint32_t cur;
@@ -452,6 +477,7 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
         }
         const tid_t *tu = relstore_tuple(s, t);
         if (ev->visits) ev->visits[c - ev->r->rules]++;
+        if (ev->deadline.at_ns && !budget_ok(ev)) break;
         uint32_t tp = 0;
         bool ok = true;
         for (uint32_t a = 0; a < ar && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
@@ -543,3 +569,5 @@ bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to)
 }
 
 bool eval_run_phase(evaluator_t *ev, phase_t phase) { return eval_run_phases(ev, phase, phase); }
+
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p) { return build(ev, p, true); }

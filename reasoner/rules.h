@@ -46,10 +46,20 @@ typedef struct clit {
     pat_t *lhs, *rhs; /* CL_DISTINCT */
 } clit_t;
 
-/* One evaluation order of a rule body. index_pos[i] is the index path of
- * literal order[i] used to probe the relation (-1: scan): argument p as
- * p << 8, or argument q of the function term at p as p << 8 | (q + 1);
- * INDEX_MEMBER when every argument is bound (a hash membership test). */
+/* An index of a relation: the tuples hashed by the values at up to
+ * IDX_MAX_PATHS paths. A path is argument p (code p << 8) or argument q of
+ * the function term at p (code p << 8 | (q + 1)), so that
+ * (true (cell ?x ?y b)) with ?x bound probes by ?x and b together. */
+#define IDX_MAX_PATHS 4
+typedef struct idx_spec {
+    uint32_t rel;
+    uint32_t n;
+    uint32_t path[IDX_MAX_PATHS];
+} idx_spec_t;
+
+/* One evaluation order of a rule body. index_pos[i] is the index (an
+ * idx_spec_t id) used to probe literal order[i]'s relation, -1 to scan it,
+ * or INDEX_MEMBER when every argument is bound (a hash membership test). */
 #define INDEX_MEMBER (-2)
 typedef struct corder {
     uint32_t *order;
@@ -93,6 +103,8 @@ typedef struct rules {
     tid_t *roles;       /* role constants in description order */
     uint32_t n_roles;
     bool relaxed;
+    idx_spec_t *specs;  /* every index some plan uses */
+    uint32_t n_specs, cap_specs;
     arena_t *arena;
 } rules_t;
 
