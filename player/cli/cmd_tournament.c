@@ -259,6 +259,14 @@ static void xml_text(const char *s, FILE *out)
     }
 }
 
+/* Where a swept value goes on the x axis (before scaling). */
+static double xval(const char *value, size_t i, bool numeric, bool logx)
+{
+    if (!numeric) return (double)i;
+    double v = strtod(value, NULL);
+    return logx ? log10(v) : v;
+}
+
 /* Score with 95% interval bars against the swept value; the shaded band is
  * the interval of an even score at this number of games ("equal strength",
  * [S] Figure 3). Numeric values are placed to scale, others evenly. */
@@ -266,17 +274,26 @@ static void svg_plot(const point_t *pts, size_t n, const char *key, const char *
                      uint32_t games, FILE *out)
 {
     const double W = 720, H = 440, L = 70, R = 30, T = 50, B = 60;
-    bool numeric = true;
+    bool numeric = true, logx = true;
     double xmin = 0, xmax = 0;
     for (size_t i = 0; i < n; i++) {
         char *end;
         double v = strtod(pts[i].value, &end);
         if (*end || end == pts[i].value) numeric = false;
+        if (!(v > 0)) logx = false;
         if (i == 0 || v < xmin) xmin = v;
         if (i == 0 || v > xmax) xmax = v;
     }
+    /* positive values spanning more than a decade go on a log scale, as
+     * node budgets do in [S] Figure 4 */
+    logx = numeric && logx && xmax > 10 * xmin;
+    if (logx) {
+        xmin = log10(xmin);
+        xmax = log10(xmax);
+    }
     if (!numeric || xmax == xmin) {
-        numeric = numeric && n == 1;
+        numeric = false;
+        logx = false;
         xmin = -0.5;
         xmax = n - 0.5;
     } else {
@@ -304,12 +321,11 @@ static void svg_plot(const point_t *pts, size_t n, const char *key, const char *
             pw, ph);
     fputs("<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1.5\" points=\"", out);
     for (size_t i = 0; i < n; i++) {
-        double x = numeric ? strtod(pts[i].value, NULL) : (double)i;
-        fprintf(out, "%s%.1f,%.1f", i ? " " : "", SX(x), SY(pts[i].score));
+        fprintf(out, "%s%.1f,%.1f", i ? " " : "", SX(xval(pts[i].value, i, numeric, logx)), SY(pts[i].score));
     }
     fputs("\"/>\n", out);
     for (size_t i = 0; i < n; i++) {
-        double x = SX(numeric ? strtod(pts[i].value, NULL) : (double)i);
+        double x = SX(xval(pts[i].value, i, numeric, logx));
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\"/>\n", x, SY(pts[i].lo), x,
                 SY(pts[i].hi));
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\"/>\n", x - 4,
@@ -324,6 +340,7 @@ static void svg_plot(const point_t *pts, size_t n, const char *key, const char *
     }
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", L + pw / 2, H - 15);
     xml_text(key, out);
+    if (logx) fputs(" (log scale)", out);
     fprintf(out, "</text>\n<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">score of A "
                  "(95%% Agresti-Coull)</text>\n", T + ph / 2, T + ph / 2);
     fprintf(out, "<text x=\"%.1f\" y=\"22\" text-anchor=\"middle\" font-size=\"13\">A = ", W / 2);
