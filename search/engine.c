@@ -272,10 +272,15 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         float aw;
         amaf_get(&e->pool, rho, key, &p, &aw);
         if (v == 0 && p == 0) return INFINITY; /* first-play urgency (spec §16 A5) */
-        double q = v > 0 ? w / v : 0;
-        if (p == 0) return q;
-        double beta = p / (p + v + e->spec->bias * p * v);
-        return (1 - beta) * q + beta * (aw / p);
+        double q = v > 0 ? w / v : 0, val = q;
+        if (p > 0) {
+            double beta = p / (p + v + e->spec->bias * p * v);
+            val = (1 - beta) * q + beta * (aw / p);
+        }
+        /* Optional exploration (default c = 0: none, as spec §4.1 and [C]
+         * have it). v + 1 keeps unexpanded moves valued by AMAF, finitely. */
+        if (e->spec->c > 0) val += e->spec->c * sqrt(lnV / (v + 1));
+        return val;
     }
     case SEL_FLAT:
         return -v; /* least tried first */

@@ -61,7 +61,7 @@ static bool ap_two(const variant_t *v) { return v->tree == TREE_TWO; }
 static bool ap_two_rec(const variant_t *v) { return v->tree == TREE_TWO && v->recycle; }
 static bool ap_grave(const variant_t *v) { return v->sel == SEL_GRAVE; }
 static bool ap_grave_two(const variant_t *v) { return v->sel == SEL_GRAVE && v->tree == TREE_TWO; }
-static bool ap_uct(const variant_t *v) { return v->sel == SEL_UCT; }
+static bool ap_tree(const variant_t *v) { return v->sel == SEL_UCT || v->sel == SEL_GRAVE; }
 
 typedef struct key_def {
     const char *name;
@@ -84,7 +84,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_BIAS] = {"bias", KT_REAL, 0, 1, "0.01", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
     [K_REF] = {"ref", KT_REAL, 0, 1e9, "25", "GRAVE reference threshold: a node with V > ref uses its own AMAF (inf = root)",
                ap_grave},
-    [K_C] = {"c", KT_REAL, 0, 100, "0.7071", "UCT exploration constant (sqrt(2)/2 for rewards in [0,1])", ap_uct},
+    [K_C] = {"c", KT_REAL, 0, 100, "(algo)",
+             "exploration constant: UCT 0.7071 (sqrt(2)/2 for rewards in [0,1]); GRAVE 0 (none, as in the paper)",
+             ap_tree},
     [K_EPS] = {"eps", KT_REAL, 0, 1, "0.4", "MAST epsilon: share of uniformly random playout moves", ap_search},
     [K_DECAY] = {"decay", KT_REAL, 0, 1, "0.2", "MAST statistics kept between the agent's searches (x decay)", ap_search},
     [K_MAST] = {"mast", KT_ONOFF, 0, 1, "on", "MAST epsilon-greedy playouts (off: uniform random playouts)", ap_search},
@@ -107,7 +109,7 @@ static search_spec_t spec_defaults(const variant_t *v)
         .lambda = 0.5,
         .bias = 0.01,
         .ref = 25,
-        .c = 0.70710678118654752,
+        .c = v->sel == SEL_UCT ? 0.70710678118654752 : 0, /* GRAVE: no exploration (spec §4.1) */
         .eps = 0.4,
         .decay = 0.2,
         .mast = true,

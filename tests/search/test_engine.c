@@ -366,12 +366,27 @@ static void test_deep_forced_win(void **state)
     tgame_t t;
     if (!tg_load(&t, data_file("ttt_deep.kif"))) fail_msg("cannot load ttt_deep.kif");
     move_id_t want = find_move(&t, 0, "(mark 1 3)");
-    const char *specs[] = {"grave:playouts=10000", "uct:playouts=10000"};
-    for (size_t i = 0; i < 2; i++) {
+    const char *specs[] = {"grave:playouts=10000", "uct:playouts=10000", "grave:playouts=3000,c=0.2"};
+    for (size_t i = 0; i < 3; i++) {
         search_report_t rep;
         move_id_t m = choose(&t, specs[i], 0, 1, &rep, NULL);
         if (m != want) fail_msg("%s played %s", specs[i], game_move_name(t.g, 0, m, true));
     }
+    tg_free(&t);
+    /* After x takes the centre, o must take a corner. Pure-exploitation
+     * GRAVE (c = 0, the paper's rule) can lock onto a drawn-looking line and
+     * miss this; with a little exploration it does not. */
+    if (!tg_load(&t, data_file("ttt_center.kif"))) fail_msg("cannot load ttt_center.kif");
+    const char *corner_specs[] = {"uct:playouts=3000", "grave:playouts=3000,c=0.2"};
+    for (size_t i = 0; i < 2; i++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            search_report_t rep;
+            move_id_t m = choose(&t, corner_specs[i], 1, seed, &rep, NULL);
+            const char *name = game_move_name(t.g, 1, m, true);
+            if (strcmp(name, "(mark 1 1)") && strcmp(name, "(mark 1 3)") && strcmp(name, "(mark 3 1)") &&
+                strcmp(name, "(mark 3 3)"))
+                fail_msg("%s (seed %llu) played %s", corner_specs[i], (unsigned long long)seed, name);
+        }
     tg_free(&t);
 }
 

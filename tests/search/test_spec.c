@@ -76,6 +76,17 @@ static void test_values(void **state)
     assert_null(strstr(printed(s), "playouts"));
     search_spec_free(s);
 
+    /* exploration: UCT's default constant; GRAVE has none unless asked */
+    s = parse("uct");
+    assert_float_equal(s->c, sqrt(0.5), 1e-12);
+    search_spec_free(s);
+    s = parse("graver2");
+    assert_true(s->c == 0);
+    search_spec_free(s);
+    s = parse("grave:c=0.2");
+    assert_float_equal(s->c, 0.2, 1e-12);
+    search_spec_free(s);
+
     /* a later key wins (sweeps append to a spec) */
     s = parse("uct:playouts=10,c=2,playouts=30");
     assert_non_null(s);
