@@ -1,6 +1,7 @@
 /* search.h - the searchers: one MCTS engine whose variants (uct, uct2,
- * uctr, grave, grave2, graver, graver2), plus random and flat mc, are rows
- * of one policy table (shared/docs/grave-spec.md; issue "Search").
+ * uctr, uctr2, grave, grave2, graver, graver2), plus random and flat mc, are
+ * rows of one policy table (shared/docs/grave-spec.md; issue "Search"; the
+ * table and the engine's internals are in search_internal.h).
  *
  * A searcher is made from a player spec string, `ALGO[:key=value,...]`,
  * e.g. "grave2:nodes=200,lambda=0.5,bias=0.01,ref=25,seed=7". It belongs to
