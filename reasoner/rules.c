@@ -242,13 +242,24 @@ static bool lit_ready(const rules_t *r, const clit_t *l, const bool *bound)
  * the fewest new variables. first: a literal that must come first (delta
  * literal of semi-naive evaluation), or UINT32_MAX. Returns false if some
  * literal can never be evaluated (unsafe rule). */
+static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out, uint32_t head_mask);
+
 static bool plan_order(builder_t *b, crule_t *c, uint32_t first, corder_t *out)
+{
+    return plan_order_from(b, c, first, out, 0);
+}
+
+/* head_mask: head argument positions whose variables are bound on entry
+ * (a demand query). */
+static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out, uint32_t head_mask)
 {
     rules_t *r = b->r;
     uint32_t n = c->n_body;
     out->order = arena_calloc(r->arena, n ? n : 1, sizeof *out->order);
     out->index_pos = arena_calloc(r->arena, n ? n : 1, sizeof *out->index_pos);
     bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (head_mask >> a & 1) mark_vars(c->head[a], bound);
     bool *used = xcalloc(n ? n : 1, sizeof *used);
     bool ok = true;
     for (uint32_t k = 0; k < n; k++) {
@@ -783,6 +794,92 @@ static bool order_rules(builder_t *b)
     return ok;
 }
 
+/* ----------------------------------------------------------------- demand */
+
+/* Argument positions of each literal bound when the plan reaches it, as a
+ * mask; calls fn(rel, mask) for every relational literal. */
+static void plan_uses(const rules_t *r, const crule_t *c, const corder_t *plan, uint32_t head_mask, uint32_t *mask_of)
+{
+    bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (head_mask >> a & 1) mark_vars(c->head[a], bound);
+    for (uint32_t k = 0; k < c->n_body; k++) {
+        const clit_t *l = &c->body[plan->order[k]];
+        if (l->kind == CL_DISTINCT) continue;
+        uint32_t ar = r->rels[l->rel].arity, m = 0;
+        for (uint32_t a = 0; a < ar && a < 32; a++)
+            if (all_bound(l->args[a], bound)) m |= 1u << a;
+        mask_of[l->rel] &= m;
+        if (l->kind == CL_POS)
+            for (uint32_t a = 0; a < ar; a++) mark_vars(l->args[a], bound);
+    }
+    free(bound);
+}
+
+static bool is_keyword_rel(const rules_t *r, uint32_t rel)
+{
+    return rel == r->rel_role || rel == r->rel_init || rel == r->rel_true || rel == r->rel_does ||
+           rel == r->rel_next || rel == r->rel_legal || rel == r->rel_goal || rel == r->rel_terminal ||
+           r->rels[rel].name == SYM_BASE || r->rels[rel].name == SYM_INPUT;
+}
+
+static void compute_demand(builder_t *b)
+{
+    rules_t *r = b->r;
+    bool *cand = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *cand);
+    uint32_t *mask = xmalloc((r->n_rels ? r->n_rels : 1) * sizeof *mask);
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
+                  r->rels[i].arity > 0 && r->rels[i].arity <= 32;
+    for (uint32_t i = 0; i < r->n_rules; i++)
+        if (r->rules[i].recursive) cand[r->rules[i].head_rel] = false;
+    /* Shrink the candidates until every use of each binds its mask. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < r->n_rels; i++) mask[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            crule_t *c = &r->rules[i];
+            if (cand[c->head_rel]) {
+                uint32_t hm = r->rels[c->head_rel].demand_mask;
+                plan_order_from(b, c, UINT32_MAX, &c->qplan, hm);
+                plan_uses(r, c, &c->qplan, hm, mask);
+            } else {
+                plan_uses(r, c, &c->plan, 0, mask);
+                for (uint32_t k = 0; c->delta && k < c->n_body; k++)
+                    if (c->delta[k].order) plan_uses(r, c, &c->delta[k], 0, mask);
+            }
+        }
+        for (uint32_t i = 0; i < r->n_rels; i++) {
+            if (!cand[i]) continue;
+            uint32_t full = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
+            uint32_t m = mask[i] & full;
+            /* Only membership queries (every argument given) for now: with
+             * fewer arguments bound, evaluating each call separately loses
+             * the sharing of bottom-up evaluation (chess: queen moves from
+             * each square, asked once per square). */
+            if (m != full) {
+                cand[i] = false;
+                changed = true;
+            } else if (m != r->rels[i].demand_mask) {
+                r->rels[i].demand_mask = m;
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        r->rels[i].demand = cand[i];
+        if (!cand[i]) r->rels[i].demand_mask = 0;
+    }
+    for (uint32_t i = 0; i < r->n_rules; i++) {
+        crel_t *h = &r->rels[r->rules[i].head_rel];
+        if (!h->demand) continue;
+        h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
+        h->rules_of[h->n_rules_of++] = i;
+    }
+    free(cand);
+    free(mask);
+}
+
 /* ------------------------------------------------------------------ main */
 
 /* A bridge rule head(?x...) <= body(?x...) over the same variables. */
@@ -866,6 +963,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
                 if (!plan_order(&b, c, k, &c->delta[k])) c->delta[k] = c->plan;
             }
         }
+        if (flags & RULES_DEMAND) compute_demand(&b);
     }
     if (b.errors) {
         rules_free(r);
@@ -877,6 +975,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
 void rules_free(rules_t *r)
 {
     if (!r) return;
+    for (uint32_t i = 0; r->rels && i < r->n_rels; i++) free(r->rels[i].rules_of);
     free(r->rules);
     free(r->rels);
     free(r->roles);
