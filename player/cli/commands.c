@@ -5,5 +5,9 @@
 
 const command_t ggp_commands[] = {
     {"check", "load and validate rule files; print roles and counts", cmd_check},
+    {"serve", "play matches over HTTP as a GGP player", cmd_serve},
+#ifdef GGP_HAVE_MANAGER
+    {"match", "run a match between players over HTTP (game manager)", cmd_match},
+#endif
     {NULL, NULL, NULL},
 };

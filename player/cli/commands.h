@@ -16,5 +16,9 @@ typedef struct command {
 extern const command_t ggp_commands[];
 
 int cmd_check(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+#ifdef GGP_HAVE_MANAGER
+int cmd_match(int argc, char **argv);
+#endif
 
 #endif
