@@ -21,7 +21,7 @@
 #include "base/clock.h"
 
 /* A connected socket to 127.0.0.1:port, or -1. */
-static int raw_connect(uint16_t port)
+static inline int raw_connect(uint16_t port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return -1;
@@ -34,7 +34,7 @@ static int raw_connect(uint16_t port)
     return fd;
 }
 
-static bool raw_send(int fd, const char *data, size_t len)
+static inline bool raw_send(int fd, const char *data, size_t len)
 {
     while (len) {
         ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
@@ -48,7 +48,7 @@ static bool raw_send(int fd, const char *data, size_t len)
 
 /* Read until EOF or until timeout_ms pass; returns what was read
  * (malloc'd, NUL-terminated); *eof says whether the server closed. */
-static char *raw_read_all(int fd, int timeout_ms, bool *eof)
+static inline char *raw_read_all(int fd, int timeout_ms, bool *eof)
 {
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
@@ -75,7 +75,7 @@ static char *raw_read_all(int fd, int timeout_ms, bool *eof)
 
 /* One whole exchange: connect, send, read until close. NULL if the
  * connection failed. */
-static char *raw_exchange(uint16_t port, const char *req, size_t len, int timeout_ms, bool *eof)
+static inline char *raw_exchange(uint16_t port, const char *req, size_t len, int timeout_ms, bool *eof)
 {
     int fd = raw_connect(port);
     if (fd < 0) return NULL;
@@ -86,7 +86,7 @@ static char *raw_exchange(uint16_t port, const char *req, size_t len, int timeou
 }
 
 /* A POST of body, in GGP-Base's form (§5.1), with the given version. */
-static char *raw_post(uint16_t port, const char *version, const char *body, int timeout_ms, bool *eof)
+static inline char *raw_post(uint16_t port, const char *version, const char *body, int timeout_ms, bool *eof)
 {
     size_t n = strlen(body);
     char *req = malloc(n + 512);
@@ -100,14 +100,14 @@ static char *raw_post(uint16_t port, const char *version, const char *body, int 
 }
 
 /* The body of a response (after the blank line), or "". */
-static const char *raw_body(const char *resp)
+static inline const char *raw_body(const char *resp)
 {
     const char *p = resp ? strstr(resp, "\r\n\r\n") : NULL;
     return p ? p + 4 : "";
 }
 
 /* The status code of a response, or -1. */
-static int raw_status(const char *resp)
+static inline int raw_status(const char *resp)
 {
     int code;
     if (!resp || sscanf(resp, "HTTP/%*d.%*d %d", &code) != 1) return -1;
@@ -115,7 +115,7 @@ static int raw_status(const char *resp)
 }
 
 /* Whether the response head has the header line (case-insensitive name). */
-static bool raw_has_header(const char *resp, const char *name, const char *value)
+static inline bool raw_has_header(const char *resp, const char *name, const char *value)
 {
     const char *end = strstr(resp, "\r\n\r\n");
     size_t nl = strlen(name);

@@ -36,13 +36,13 @@ struct engine_match {
     int total, limit;
 };
 
-static void standin_sleep_ms(uint64_t ms)
+static inline void standin_sleep_ms(uint64_t ms)
 {
     struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-static engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *log, char *err, size_t err_len)
+static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *log, char *err, size_t err_len)
 {
     standin_cfg_t *c = cfg;
     atomic_fetch_add(&c->loads, 1);
@@ -81,9 +81,9 @@ static engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *log, char
     return m;
 }
 
-static void standin_free(engine_match_t *m) { free(m); }
+static inline void standin_free(engine_match_t *m) { free(m); }
 
-static int standin_move_value(const char *t)
+static inline int standin_move_value(const char *t)
 {
     if (!strcasecmp(t, "noop")) return 0;
     if (!strcasecmp(t, "(inc 1)")) return 1;
@@ -91,7 +91,7 @@ static int standin_move_value(const char *t)
     return -1;
 }
 
-static bool standin_apply(engine_match_t *m, char *const *moves, uint32_t n, char *err, size_t err_len)
+static inline bool standin_apply(engine_match_t *m, char *const *moves, uint32_t n, char *err, size_t err_len)
 {
     if (n != m->n_roles) {
         snprintf(err, err_len, "%u moves for %u roles", n, m->n_roles);
@@ -110,25 +110,25 @@ static bool standin_apply(engine_match_t *m, char *const *moves, uint32_t n, cha
     return true;
 }
 
-static bool standin_is_terminal(engine_match_t *m) { return m->total >= m->limit; }
-static int standin_goal(engine_match_t *m) { return m->total >= m->limit ? 100 : 0; }
+static inline bool standin_is_terminal(engine_match_t *m) { return m->total >= m->limit; }
+static inline int standin_goal(engine_match_t *m) { return m->total >= m->limit ? 100 : 0; }
 
-static const char *standin_random_move(engine_match_t *m, rng_t *rng)
+static inline const char *standin_random_move(engine_match_t *m, rng_t *rng)
 {
     static const char *moves[] = {"noop", "(inc 1)", "(inc 2)"};
     return moves[rng_below(rng, 3)];
 }
 
-static void *standin_snapshot(engine_match_t *m)
+static inline void *standin_snapshot(engine_match_t *m)
 {
     int *s = malloc(sizeof *s);
     *s = m->total;
     return s;
 }
 
-static void standin_snapshot_free(engine_match_t *m, void *snap) { free(snap); }
+static inline void standin_snapshot_free(engine_match_t *m, void *snap) { free(snap); }
 
-static const char *standin_choose(engine_match_t *m, void *snap, deadline_t deadline, const atomic_bool *stop,
+static inline const char *standin_choose(engine_match_t *m, void *snap, deadline_t deadline, const atomic_bool *stop,
                                   char *info, size_t info_len)
 {
     standin_cfg_t *c = m->cfg;
@@ -144,7 +144,7 @@ static const char *standin_choose(engine_match_t *m, void *snap, deadline_t dead
     return "(inc 1)";
 }
 
-static void standin_engine(engine_t *e, standin_cfg_t *cfg)
+static inline void standin_engine(engine_t *e, standin_cfg_t *cfg)
 {
     *e = (engine_t){.cfg = cfg,
                     .load = standin_load,
