@@ -3,9 +3,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/xalloc.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/proto/engine_gdl.h"
@@ -26,7 +28,8 @@ static const char serve_help[] =
     "  --bind ADDR       numeric address to listen on (default 0.0.0.0;\n"
     "                    '::' listens on IPv6 and IPv4)\n"
     "  --player SPEC     searcher, ALGO[:key=value,...] (default grave; see\n"
-    "                    'ggp players')\n"
+    "                    'ggp players'); without playouts= it searches until\n"
+    "                    the deadline, with playouts=N it stops at N playouts\n"
     "  --margin-ms M     reply this many ms before the clock runs out, counted\n"
     "                    from the request's arrival (default 500)\n"
     "  --max-body BYTES  largest request accepted (default 8388608)\n"
@@ -94,6 +97,20 @@ int cmd_serve(int argc, char **argv)
     if (!spec) {
         fprintf(stderr, "ggp serve: bad --player '%s': %s\n", spec_text, err);
         return EXIT_USAGE;
+    }
+    /* A spec without a budget searches until the deadline: give it an
+     * unbounded time budget. An explicit playouts= budget is kept (it
+     * then refuses seconds=), and the deadline still caps it. */
+    if (!search_spec_is_timed(spec)) {
+        size_t n = strlen(spec_text) + 32;
+        char *timed = xmalloc(n);
+        snprintf(timed, n, "%s%sseconds=86400", spec_text, strchr(spec_text, ':') ? "," : ":");
+        search_spec_t *t = search_spec_parse(timed, err, sizeof err);
+        free(timed);
+        if (t) {
+            search_spec_free(spec);
+            spec = t;
+        }
     }
     FILE *log = stderr;
     if (log_path && !(log = fopen(log_path, "a"))) {
