@@ -34,6 +34,7 @@ typedef struct match {
     uint32_t start_clock, play_clock;
     uint32_t steps;   /* joint moves applied */
     uint64_t last_ns; /* arrival of the last message for it */
+    bool played;      /* a PLAY has come */
 } match_t;
 
 typedef struct job {
@@ -243,10 +244,13 @@ void session_free(session_t *s)
     free(s);
 }
 
-/* A match whose manager has gone silent for long (s->mu held). */
+/* A match whose manager has gone silent for long (s->mu held): no message
+ * for twice the play clock plus 10 s, counted after the start clock while
+ * no PLAY has come (the other players may use all of theirs). */
 static bool match_abandoned(const match_t *m, uint64_t now)
 {
     uint64_t limit_ms = 2ULL * m->play_clock * 1000ULL + 10000ULL;
+    if (!m->played) limit_ms += (uint64_t)m->start_clock * 1000ULL;
     return now > m->last_ns && (now - m->last_ns) / 1000000ULL > limit_ms;
 }
 
@@ -400,6 +404,7 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         return;
     }
     m->last_ns = arrival_ns;
+    m->played = true;
     if (!m->em) {
         pthread_mutex_unlock(&s->mu);
         set_answer(a, 200, "busy");

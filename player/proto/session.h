@@ -20,8 +20,9 @@
  * are answered at once while a PLAY waits; a newer PLAY stops a stale
  * search. If the search has not answered at the deadline, the reply is a
  * random legal move drawn when the request arrived. A match that has had no
- * message for twice its play clock plus 10 s is considered abandoned (its
- * manager died) and a new START replaces it.
+ * message for twice its play clock plus 10 s (plus the start clock before
+ * the first PLAY) is considered abandoned (its manager died): INFO says
+ * available again and a new START replaces it.
  *
  * Malformed messages get 400, unknown match ids 404, each with a one-line
  * reason; the current match goes on. Every request is logged as one line:

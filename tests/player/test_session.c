@@ -278,6 +278,34 @@ static void test_newer_play_stops_stale_search(void **state)
     fx_free(f);
 }
 
+/* INFO "from the future": a match whose manager went silent is released
+ * after twice the play clock plus 10 s (plus the start clock before the
+ * first PLAY). */
+static void test_abandoned_match(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(950, false, 0);
+    const uint64_t s = 1000000000ULL;
+    uint64_t t0 = clock_now_ns();
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 3 1)", 200), "ready");
+    char *r;
+    session_handle(f->s, "(info)", 6, t0 + 14 * s, &r);
+    assert_string_equal(r, "((name tester) (status busy))"); /* 2 + 10 + 3 s not yet over */
+    free(r);
+    session_handle(f->s, "(info)", 6, t0 + 16 * s, &r);
+    assert_string_equal(r, "((name tester) (status available))");
+    free(r);
+    uint64_t t1 = clock_now_ns();
+    ask(f, "(play m1 nil)", 200);
+    session_handle(f->s, "(info)", 6, t1 + 11 * s, &r);
+    assert_string_equal(r, "((name tester) (status busy))");
+    free(r);
+    session_handle(f->s, "(info)", 6, t1 + 13 * s, &r);
+    assert_string_equal(r, "((name tester) (status available))");
+    free(r);
+    fx_free(f);
+}
+
 static void test_one_log_line_per_request(void **state)
 {
     (void)state;
@@ -312,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_info_and_abort_while_searching),
         cmocka_unit_test(test_newer_play_stops_stale_search),
+        cmocka_unit_test(test_abandoned_match),
         cmocka_unit_test(test_one_log_line_per_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
