@@ -164,7 +164,7 @@ int cmd_match(int argc, char **argv)
     if (nr != n_urls) {
         fprintf(stderr, "ggp match: %s has %u role%s (", file, nr, nr == 1 ? "" : "s");
         for (uint32_t r = 0; r < nr; r++) fprintf(stderr, "%s%s", r ? " " : "", game_role_name(g, r));
-        fprintf(stderr, ") but %u URL%s were given\n", n_urls, n_urls == 1 ? "" : "s");
+        fprintf(stderr, ") but %u URL%s given\n", n_urls, n_urls == 1 ? " was" : "s were");
         goto done;
     }
     if (out_path && !(out = fopen(out_path, "w"))) {
