@@ -12,6 +12,7 @@
 # usage: bench/deadline.sh            (from the source tree, after a build)
 # env:   GGP=build/release/player/ggp  GAME=../shared/games/connectFour.kif
 #        MOVES=200 PLAYCLOCK=1 MARGIN=500 PLAYER=grave BUSY=1 GRACE=1000
+#        KEEP=1 (keep the logs and records)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +35,7 @@ pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$tmp"
+    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT INT TERM
 
@@ -98,4 +99,10 @@ report "player side (arrival -> reply)" "$tmp/server.ms"
 report "manager side (send -> reply read)" "$tmp/client.ms"
 echo "errors recorded by the manager: TO $(cat "$tmp"/m*.json | grep -o '"TO"' | wc -l)," \
     "CE $(cat "$tmp"/m*.json | grep -o '"CE"' | wc -l), IL $(cat "$tmp"/m*.json | grep -o '"IL ' | wc -l)"
+echo "slowest on the player side:"
+cat "$tmp"/p*.log | grep 'kind=play status=200' | sort -t= -k6 -n | awk -F' ms=' '{ split($2, a, " "); print a[1] "\t" $0 }' |
+    sort -n | tail -n 3 | cut -f2- | sed 's/^/  /'
+echo "slowest on the manager side:"
+cat "$tmp"/m*.err | grep '^play ' | awk -F'): ' '{ split($2, a, " "); print a[1] "\t" $0 }' | sort -n | tail -n 3 |
+    cut -f2- | sed 's/^/  /'
 echo "fallback moves (search missed the deadline): $(cat "$tmp"/p*.log | grep -c 'missed the deadline' || true)"

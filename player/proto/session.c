@@ -21,9 +21,13 @@
 #include "base/clock.h"
 #include "base/xalloc.h"
 
-/* The search is asked to stop this long before the reply is due, so that
- * its answer is normally in before the handler gives up on it. */
-#define SEARCH_SLACK_MS 30
+/* The search is asked to stop before the reply is due, so that its answer
+ * is normally in before the handler gives up on it: SLACK_MIN plus an
+ * eighth of the budget, at most SLACK_MAX. On a loaded machine the search
+ * thread, which has used its share of the CPU, can wait tens of ms to be
+ * scheduled again (bench/deadline.sh). */
+#define SEARCH_SLACK_MIN_MS 30
+#define SEARCH_SLACK_MAX_MS 250
 /* Below this much time left, do not start a search at all. */
 #define MIN_SEARCH_MS 5
 
@@ -264,7 +268,9 @@ static uint64_t reply_at(const session_t *s, uint64_t arrival_ns, uint32_t clock
 
 static uint64_t search_at(uint64_t arrival_ns, uint64_t reply_ns)
 {
-    uint64_t slack = SEARCH_SLACK_MS * 1000000ULL;
+    uint64_t budget = reply_ns > arrival_ns ? reply_ns - arrival_ns : 0;
+    uint64_t slack = SEARCH_SLACK_MIN_MS * 1000000ULL + budget / 8;
+    if (slack > SEARCH_SLACK_MAX_MS * 1000000ULL) slack = SEARCH_SLACK_MAX_MS * 1000000ULL;
     return reply_ns > arrival_ns + slack ? reply_ns - slack : arrival_ns;
 }
 
