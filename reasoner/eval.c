@@ -543,3 +543,5 @@ bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to)
 }
 
 bool eval_run_phase(evaluator_t *ev, phase_t phase) { return eval_run_phases(ev, phase, phase); }
+
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p) { return build(ev, p, true); }

@@ -101,4 +101,8 @@ bool eval_run_phase(evaluator_t *ev, phase_t phase);
 /* Run the rules of the phases in [from, to] (relaxed grounding runs all). */
 bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to);
 
+/* The term a pattern denotes under the current variable values (interning
+ * it if new); for emit callbacks. */
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p);
+
 #endif

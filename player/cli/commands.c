@@ -5,6 +5,9 @@
 
 const command_t ggp_commands[] = {
     {"check", "load and validate rule files; print roles and counts", cmd_check},
+    {"replay", "replay reference traces and report the first divergence", cmd_replay},
+    {"trace", "write a random playout as a reference trace", cmd_trace},
+    {"perft", "count paths, distinct states and terminals of the game tree by depth", cmd_perft},
     {"serve", "play matches over HTTP as a GGP player", cmd_serve},
 #ifdef GGP_HAVE_MANAGER
     {"match", "run a match between players over HTTP (game manager)", cmd_match},

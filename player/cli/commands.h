@@ -16,6 +16,9 @@ typedef struct command {
 extern const command_t ggp_commands[];
 
 int cmd_check(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_perft(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 #ifdef GGP_HAVE_MANAGER
 int cmd_match(int argc, char **argv);
