@@ -45,14 +45,15 @@ for ((i = 0; i < BUSY; i++)); do
     pids+=($!)
 done
 
-start_player() { # name -> prints the URL
+# Not in a $(...) subshell: the pid must reach the cleanup list.
+start_player() { # name -> sets URL
     local name=$1
     "$GGP" serve --port 0 --bind 127.0.0.1 --player "$PLAYER" --margin-ms "$MARGIN" \
         --name "$name" --log "$tmp/$name.log" >"$tmp/$name.out" 2>&1 &
     pids+=($!)
     for ((t = 0; t < 100; t++)); do
         if grep -q 'listening on' "$tmp/$name.out" 2>/dev/null; then
-            echo "http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/$name.out")/"
+            URL="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$tmp/$name.out")/"
             return
         fi
         sleep 0.1
@@ -62,8 +63,10 @@ start_player() { # name -> prints the URL
     exit 2
 }
 
-url1=$(start_player p1)
-url2=$(start_player p2)
+start_player p1
+url1=$URL
+start_player p2
+url2=$URL
 roles=$("$GGP" check "$GAME" | sed -n 's/^  roles: //p' | wc -w)
 urls=("$url1" "$url2")
 while ((${#urls[@]} < roles)); do urls+=("$url1"); done # (two-role games are the point)
