@@ -11,5 +11,9 @@ const command_t ggp_commands[] = {
     {"play", "play one local game between searchers, move by move", cmd_play},
     {"tournament", "searcher A against searcher B over many games, with sweeps and plots", cmd_tournament},
     {"players", "list the searchers (player specs), their keys and defaults", cmd_players},
+    {"serve", "play matches over HTTP as a GGP player", cmd_serve},
+#ifdef GGP_HAVE_MANAGER
+    {"match", "run a match between players over HTTP (game manager)", cmd_match},
+#endif
     {NULL, NULL, NULL},
 };
