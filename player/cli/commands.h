@@ -16,5 +16,8 @@ typedef struct command {
 extern const command_t ggp_commands[];
 
 int cmd_check(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_perft(int argc, char **argv);
 
 #endif

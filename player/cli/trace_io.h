@@ -1,0 +1,144 @@
+/* trace_io.h - reference traces of random playouts: reading, writing and
+ * replaying them against a compiled game (`ggp replay`, `ggp trace`).
+ *
+ * A trace (the files in shared/traces) is one form per line:
+ *
+ *     (game NAME)
+ *     (roles R1 R2 ...)
+ *     (step K (state F...) (legal R M...)... (does R M)...)     K = 0, 1, ...
+ *     (terminal K (state F...) (goal R V)...)                   V = 0..100 | error
+ *
+ * Facts and moves are canonical text (lowercase keys, one space) sorted in
+ * strcmp order; `(goal R error)` means the reference found no single goal
+ * value (none, or several). Two endings are also accepted and written: a
+ * last `step` line without `does` ends a playout cut by --max-steps, or one
+ * where some role has no legal move (a defect of the rules).
+ *
+ * Every text (trace side and game side) goes through the same KIF reader
+ * (gdl/sexpr.h) and printer, and is interned, so comparisons are exact and
+ * insensitive to case of keys and to whitespace; sets are compared as sets,
+ * so the order of a line does not matter when replaying. */
+#ifndef GGP_PLAYER_CLI_TRACE_IO_H
+#define GGP_PLAYER_CLI_TRACE_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "player/cli/common.h"
+#include "reasoner/game.h"
+
+/* --- canonical texts ---------------------------------------------------- */
+
+/* An interner of canonical texts: equal canonical texts give the same
+ * pointer, valid until canon_free. */
+typedef struct canon canon_t;
+
+/* A growable vector of interned strings (not owned). */
+typedef struct strvec {
+    const char **v;
+    size_t n, cap;
+} strvec_t;
+
+canon_t *canon_new(void);
+void canon_free(canon_t *c);
+/* Read text as a sequence of KIF forms and append the canonical text of
+ * each to out. Returns false (and reports to d, if any) when it does not
+ * parse. */
+bool canon_forms(canon_t *c, const char *text, size_t len, diag_t *d, strvec_t *out);
+/* The interned copy of a string (already canonical). */
+const char *canon_intern(canon_t *c, const char *s, size_t len);
+
+void strvec_push(strvec_t *v, const char *s);
+void strvec_free(strvec_t *v);
+/* Sort in strcmp order and drop repeats. */
+void strvec_sort_unique(strvec_t *v);
+/* Write "a b c" (space-separated). */
+void strvec_write(const strvec_t *v, FILE *out);
+
+/* --- a game seen as canonical texts ----------------------------------- */
+
+/* The canonical names of a game's roles and moves, cached (the rules engine
+ * discovers moves as it goes, so the cache grows on demand). */
+typedef struct game_texts {
+    const game_t *g;
+    canon_t *canon;
+    uint32_t n_roles;
+    const char **roles;       /* lowercase role names */
+    const char ***moves;      /* [role][move id], NULL until asked */
+    uint32_t *n_moves;        /* entries allocated per role */
+    char *buf;                /* scratch for printing a state */
+    size_t buf_len;
+    FILE *buf_out;
+} game_texts_t;
+
+void game_texts_init(game_texts_t *t, const game_t *g, canon_t *c);
+void game_texts_free(game_texts_t *t);
+const char *game_texts_move(game_texts_t *t, uint32_t role, move_id_t m);
+/* The fluents of s, canonical, sorted and unique, into out (cleared). */
+void game_texts_state(game_texts_t *t, const game_state_t *s, strvec_t *out);
+/* The legal moves of a role in the current state of ctx, sorted texts, into
+ * out (cleared); ids (if not NULL) gets the legal moves in the same order. */
+void game_texts_legal(game_texts_t *t, game_ctx_t *ctx, uint32_t role, strvec_t *out, move_id_t **ids, size_t *ids_cap);
+
+/* --- traces ------------------------------------------------------------- */
+
+typedef struct trace_step {
+    uint32_t k;
+    bool terminal;
+    uint32_t off;         /* byte offset of the line, for messages */
+    strvec_t state;       /* sorted, unique */
+    strvec_t *legal;      /* [role], sorted, unique */
+    bool *has_legal;      /* [role]: a (legal R ...) form was present */
+    const char **does;    /* [role] or NULL */
+    const char **goal;    /* [role]: "0".."100" / "error", or NULL */
+} trace_step_t;
+
+typedef struct trace {
+    const char *game;     /* interned */
+    uint32_t n_roles;
+    const char **roles;   /* interned, lowercase */
+    trace_step_t *steps;
+    size_t n_steps;
+} trace_t;
+
+/* Read a trace file. Returns 0 on success, 2 when the file cannot be read
+ * or is malformed (each problem reported to d at its line and column). */
+int trace_read(const char *path, canon_t *c, diag_t *d, trace_t *t);
+void trace_free(trace_t *t);
+
+/* Replay t against g (see `ggp replay --help`): writes "NAME: ok" or the
+ * first divergence "NAME: step K: ..." to out, plus notes on rules defects
+ * ("NAME: step K: note: ...") unless quiet. Returns true when it matches. */
+bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *out, bool quiet);
+
+/* --- options shared by the trace commands ------------------------------ */
+
+/* "propnet" | "rules" | "auto"; prints "ggp CMD: bad value for --engine" and
+ * returns false otherwise. */
+bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out);
+
+/* A numeric option `--NAME N` with bounds, stored into *out. */
+typedef struct cli_num_opt {
+    const char *name; /* "--seed" */
+    uint64_t lo, hi;
+    uint64_t *out;
+} cli_num_opt_t;
+
+/* The arguments of `ggp CMD`: files (positional, in order; after "--" all
+ * are files), --engine and --quiet into *opts, and the numeric options of
+ * nums. Returns false when the command must return *rc at once: 0 after
+ * --help (help printed to stdout), 2 after a usage error (message and help
+ * on stderr). *files is malloc'd (free it). */
+bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
+                    game_options_t *opts, const char ***files, size_t *n_files, int *rc);
+
+/* Load, validate and compile a rule file for `ggp CMD` (diagnostics to
+ * stderr). On failure prints why, sets *rc to EXIT_USAGE (unreadable) or
+ * EXIT_FAIL (invalid rules, or no compile with the engine) and returns NULL
+ * with nothing to free; otherwise the caller frees the game, then l. */
+game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc);
+
+#endif

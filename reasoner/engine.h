@@ -1,0 +1,63 @@
+/* engine.h - what an engine provides behind game.h (private to reasoner/).
+ *
+ * A game is a `struct game` followed by the engine's own fields; a context
+ * likewise. The public functions of game.h dispatch through the vtable, so
+ * the search sees one interface whichever engine runs. */
+#ifndef GGP_REASONER_ENGINE_H
+#define GGP_REASONER_ENGINE_H
+
+#include "reasoner/game.h"
+#include "reasoner/rules.h"
+#include "reasoner/terms.h"
+
+/* One representation for every engine: the propnet stores a bitset over
+ * its base propositions, the rules engine the sorted ids of its fluents. */
+struct game_state {
+    uint32_t n, cap;
+    uint32_t *data;
+};
+
+typedef struct game_vtbl {
+    void (*destroy)(game_t *g);
+    void (*state_print)(const game_t *g, const game_state_t *s, FILE *out, bool canonical);
+    game_ctx_t *(*ctx_new)(const game_t *g);
+    void (*ctx_free)(game_ctx_t *c);
+    void (*initial)(game_ctx_t *c, game_state_t *out);
+    void (*state_changed)(game_ctx_t *c); /* c->cur was replaced */
+    bool (*terminal)(game_ctx_t *c);
+    uint32_t (*legal)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
+    int (*goal)(game_ctx_t *c, uint32_t role);
+    void (*next)(game_ctx_t *c, const move_id_t *joint, game_state_t *out);
+    uint32_t (*num_moves)(const game_t *g, uint32_t role);
+    const char *(*move_name)(const game_t *g, uint32_t role, move_id_t m, bool canonical);
+    tid_t (*move_term)(const game_t *g, uint32_t role, move_id_t m);
+} game_vtbl_t;
+
+struct game {
+    const game_vtbl_t *vt;
+    const program_t *prog;
+    term_store_t *ts;
+    uint32_t n_roles;
+    tid_t *role_terms;
+    char **role_names;   /* spelling */
+    game_stats_t stats;
+};
+
+struct game_ctx {
+    const game_t *g;
+    game_state_t *cur;
+};
+
+/* Common parts, used by the engines. */
+void game_base_init(game_t *g, const game_vtbl_t *vt, const program_t *p, term_store_t *ts, const rules_t *r);
+void game_base_free(game_t *g);
+void game_ctx_base_init(game_ctx_t *c, const game_t *g);
+void game_ctx_base_free(game_ctx_t *c);
+void game_state_reserve(game_state_t *s, uint32_t n);
+
+/* The engines. They return NULL on failure; the propnet writes why into
+ * reason (budget exceeded, ...). */
+game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d);
+game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d, char *reason, size_t reason_len);
+
+#endif

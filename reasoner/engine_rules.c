@@ -1,0 +1,359 @@
+/* engine_rules.c - the rules engine: evaluates the normalised rules
+ * bottom-up in every state, without grounding (see game.h).
+ *
+ * It is the fallback for games whose grounding exceeds its budget, and an
+ * independent second implementation against which the propnet is checked.
+ * Static relations are computed once per game and shared by every context;
+ * per state, the relations that depend on `true` are computed once
+ * (legal, goal, terminal and their helpers), and per joint move those that
+ * depend on `does`. A state is the sorted list of its fluents' term ids.
+ * Moves get ids as they are first seen legal; the table is shared by all
+ * threads under a mutex. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "reasoner/engine.h"
+#include "reasoner/eval.h"
+
+typedef struct move_table {
+    tid_t *terms;
+    char **canon, **spell;
+    uint32_t n, cap;
+    uint32_t *slots; /* move id + 1 */
+    uint32_t n_slots;
+} move_table_t;
+
+typedef struct rgame {
+    struct game base;
+    rules_t *rules;
+    evaluator_t stat; /* owns the static stores, shared read-only */
+    pthread_mutex_t mlock;
+    move_table_t *moves; /* per role */
+} rgame_t;
+
+typedef struct rctx {
+    struct game_ctx base;
+    evaluator_t ev;
+    bool state_done, legal_done;
+    move_id_t **legal;
+    uint32_t *n_legal, *cap_legal;
+} rctx_t;
+
+static inline uint32_t hash_tid(tid_t t)
+{
+    uint32_t h = t * 0x9e3779b1u;
+    return h ^ (h >> 16);
+}
+
+/* Move id of a term for a role, creating it if new. */
+static move_id_t move_intern(rgame_t *g, uint32_t role, tid_t t)
+{
+    pthread_mutex_lock(&g->mlock);
+    move_table_t *m = &g->moves[role];
+    if (m->n * 2 >= m->n_slots) {
+        uint32_t ns = m->n_slots ? m->n_slots * 2 : 64;
+        uint32_t *slots = xcalloc(ns, sizeof *slots);
+        for (uint32_t i = 0; i < m->n; i++) {
+            uint32_t j = hash_tid(m->terms[i]) & (ns - 1);
+            while (slots[j]) j = (j + 1) & (ns - 1);
+            slots[j] = i + 1;
+        }
+        free(m->slots);
+        m->slots = slots;
+        m->n_slots = ns;
+    }
+    uint32_t mask = m->n_slots - 1, j = hash_tid(t) & mask;
+    for (; m->slots[j]; j = (j + 1) & mask) {
+        if (m->terms[m->slots[j] - 1] == t) {
+            move_id_t id = m->slots[j] - 1;
+            pthread_mutex_unlock(&g->mlock);
+            return id;
+        }
+    }
+    if (m->n == m->cap) {
+        /* The name arrays are read without the lock by move_name(): grow
+         * them by allocating anew and leaking nothing (old arrays are freed
+         * only at game_free), so a concurrent reader never sees freed memory. */
+        uint32_t nc = m->cap ? m->cap * 2 : 64;
+        tid_t *terms = xcalloc(nc, sizeof *terms);
+        char **canon = xcalloc(nc, sizeof *canon), **spell = xcalloc(nc, sizeof *spell);
+        if (m->n) {
+            memcpy(terms, m->terms, m->n * sizeof *terms);
+            memcpy(canon, m->canon, m->n * sizeof *canon);
+            memcpy(spell, m->spell, m->n * sizeof *spell);
+        }
+        free(m->terms);
+        free(m->canon);
+        free(m->spell);
+        m->terms = terms;
+        m->canon = canon;
+        m->spell = spell;
+        m->cap = nc;
+    }
+    move_id_t id = m->n;
+    m->terms[id] = t;
+    m->canon[id] = ts_to_string(g->base.ts, g->base.prog->syms, t, true);
+    m->spell[id] = ts_to_string(g->base.ts, g->base.prog->syms, t, false);
+    m->n++;
+    m->slots[j] = id + 1;
+    pthread_mutex_unlock(&g->mlock);
+    return id;
+}
+
+static void rg_destroy(game_t *gg)
+{
+    rgame_t *g = (rgame_t *)gg;
+    for (uint32_t r = 0; r < g->base.n_roles; r++) {
+        move_table_t *m = &g->moves[r];
+        for (uint32_t i = 0; i < m->n; i++) {
+            free(m->canon[i]);
+            free(m->spell[i]);
+        }
+        free(m->terms);
+        free(m->canon);
+        free(m->spell);
+        free(m->slots);
+    }
+    free(g->moves);
+    eval_free(&g->stat);
+    rules_free(g->rules);
+    pthread_mutex_destroy(&g->mlock);
+    game_base_free(&g->base);
+    free(g);
+}
+
+static uint32_t rg_num_moves(const game_t *gg, uint32_t role)
+{
+    rgame_t *g = (rgame_t *)gg;
+    pthread_mutex_lock(&g->mlock);
+    uint32_t n = g->moves[role].n;
+    pthread_mutex_unlock(&g->mlock);
+    return n;
+}
+
+static const char *rg_move_name(const game_t *gg, uint32_t role, move_id_t m, bool canonical)
+{
+    rgame_t *g = (rgame_t *)gg;
+    pthread_mutex_lock(&g->mlock);
+    const char *s = m < g->moves[role].n ? (canonical ? g->moves[role].canon[m] : g->moves[role].spell[m]) : "?";
+    pthread_mutex_unlock(&g->mlock);
+    return s;
+}
+
+static tid_t rg_move_term(const game_t *gg, uint32_t role, move_id_t m)
+{
+    rgame_t *g = (rgame_t *)gg;
+    pthread_mutex_lock(&g->mlock);
+    tid_t t = m < g->moves[role].n ? g->moves[role].terms[m] : 0;
+    pthread_mutex_unlock(&g->mlock);
+    return t;
+}
+
+typedef struct named {
+    char *text;
+} named_t;
+
+static int cmp_named(const void *a, const void *b) { return strcmp(((const named_t *)a)->text, ((const named_t *)b)->text); }
+
+static void rg_state_print(const game_t *gg, const game_state_t *s, FILE *out, bool canonical)
+{
+    named_t *v = xcalloc(s->n ? s->n : 1, sizeof *v);
+    for (uint32_t i = 0; i < s->n; i++) v[i].text = ts_to_string(gg->ts, gg->prog->syms, s->data[i], canonical);
+    qsort(v, s->n, sizeof *v, cmp_named);
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (i) fputc(' ', out);
+        fputs(v[i].text, out);
+        free(v[i].text);
+    }
+    free(v);
+}
+
+static game_ctx_t *rg_ctx_new(const game_t *gg)
+{
+    rgame_t *g = (rgame_t *)gg;
+    rctx_t *c = xcalloc(1, sizeof *c);
+    game_ctx_base_init(&c->base, gg);
+    eval_init(&c->ev, g->rules, g->base.ts, g->stat.own);
+    uint32_t n = g->base.n_roles ? g->base.n_roles : 1;
+    c->legal = xcalloc(n, sizeof *c->legal);
+    c->n_legal = xcalloc(n, sizeof *c->n_legal);
+    c->cap_legal = xcalloc(n, sizeof *c->cap_legal);
+    return &c->base;
+}
+
+static void rg_ctx_free(game_ctx_t *cc)
+{
+    rctx_t *c = (rctx_t *)cc;
+    for (uint32_t r = 0; r < cc->g->n_roles; r++) free(c->legal[r]);
+    free(c->legal);
+    free(c->n_legal);
+    free(c->cap_legal);
+    eval_free(&c->ev);
+    game_ctx_base_free(cc);
+    free(c);
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+    tid_t x = *(const tid_t *)a, y = *(const tid_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The fluents of a unary relation store, sorted and unique, into out. */
+static void collect_fluents(const relstore_t *s, game_state_t *out)
+{
+    game_state_reserve(out, s->n);
+    for (uint32_t i = 0; i < s->n; i++) out->data[i] = relstore_tuple(s, i)[0];
+    out->n = s->n; /* unique already: the store deduplicates */
+    qsort(out->data, out->n, sizeof *out->data, cmp_tid);
+}
+
+static void rg_state_changed(game_ctx_t *cc)
+{
+    rctx_t *c = (rctx_t *)cc;
+    c->state_done = false;
+    c->legal_done = false;
+}
+
+static void ensure_state(rctx_t *c)
+{
+    if (c->state_done) return;
+    rgame_t *g = (rgame_t *)c->base.g;
+    const rules_t *r = g->rules;
+    eval_clear_phase(&c->ev, PHASE_STATE);
+    eval_clear_phase(&c->ev, PHASE_MOVE);
+    relstore_t *t = c->ev.store[r->rel_true];
+    for (uint32_t i = 0; i < c->base.cur->n; i++) relstore_insert(t, &c->base.cur->data[i], NULL);
+    eval_run_phase(&c->ev, PHASE_STATE);
+    c->state_done = true;
+    c->legal_done = false;
+}
+
+static void rg_initial(game_ctx_t *cc, game_state_t *out)
+{
+    rctx_t *c = (rctx_t *)cc;
+    rgame_t *g = (rgame_t *)cc->g;
+    const rules_t *r = g->rules;
+    if (r->rels[r->rel_init].phase == PHASE_STATIC) {
+        collect_fluents(g->stat.own + r->rel_init, out);
+        return;
+    }
+    /* init that depends on the state (refused by validation): evaluate it
+     * in the empty state rather than fail. */
+    eval_clear_phase(&c->ev, PHASE_STATE);
+    eval_clear_phase(&c->ev, PHASE_MOVE);
+    eval_run_phase(&c->ev, PHASE_STATE);
+    collect_fluents(c->ev.store[r->rel_init], out);
+    c->state_done = false;
+}
+
+static bool rg_terminal(game_ctx_t *cc)
+{
+    rctx_t *c = (rctx_t *)cc;
+    ensure_state(c);
+    return c->ev.store[((rgame_t *)cc->g)->rules->rel_terminal]->n > 0;
+}
+
+static int cmp_move(const void *a, const void *b)
+{
+    move_id_t x = *(const move_id_t *)a, y = *(const move_id_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t rg_legal(game_ctx_t *cc, uint32_t role, const move_id_t **moves)
+{
+    rctx_t *c = (rctx_t *)cc;
+    rgame_t *g = (rgame_t *)cc->g;
+    ensure_state(c);
+    if (!c->legal_done) {
+        for (uint32_t r = 0; r < g->base.n_roles; r++) c->n_legal[r] = 0;
+        const relstore_t *s = c->ev.store[g->rules->rel_legal];
+        for (uint32_t i = 0; i < s->n; i++) {
+            const tid_t *tu = relstore_tuple(s, i);
+            for (uint32_t r = 0; r < g->base.n_roles; r++) {
+                if (g->base.role_terms[r] != tu[0]) continue;
+                XVEC_RESERVE(&c->legal[r], &c->cap_legal[r], c->n_legal[r] + 1);
+                c->legal[r][c->n_legal[r]++] = move_intern(g, r, tu[1]);
+            }
+        }
+        for (uint32_t r = 0; r < g->base.n_roles; r++) qsort(c->legal[r], c->n_legal[r], sizeof(move_id_t), cmp_move);
+        c->legal_done = true;
+    }
+    *moves = c->legal[role];
+    return c->n_legal[role];
+}
+
+static int rg_goal(game_ctx_t *cc, uint32_t role)
+{
+    rctx_t *c = (rctx_t *)cc;
+    rgame_t *g = (rgame_t *)cc->g;
+    ensure_state(c);
+    const relstore_t *s = c->ev.store[g->rules->rel_goal];
+    int value = GAME_GOAL_NONE;
+    for (uint32_t i = 0; i < s->n; i++) {
+        const tid_t *tu = relstore_tuple(s, i);
+        if (tu[0] != g->base.role_terms[role]) continue;
+        long v;
+        if (ts_arity(g->base.ts, tu[1]) != 0 || !symtab_int_value(g->base.prog->syms, ts_functor(g->base.ts, tu[1]), &v) ||
+            v < 0 || v > 100)
+            continue; /* not a goal value */
+        if (value == GAME_GOAL_NONE) value = (int)v;
+        else if (value != (int)v) return GAME_GOAL_MULTIPLE;
+    }
+    return value;
+}
+
+static void rg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
+{
+    rctx_t *c = (rctx_t *)cc;
+    rgame_t *g = (rgame_t *)cc->g;
+    const rules_t *r = g->rules;
+    ensure_state(c);
+    eval_clear_phase(&c->ev, PHASE_MOVE);
+    relstore_t *does = c->ev.store[r->rel_does];
+    for (uint32_t i = 0; i < g->base.n_roles; i++) {
+        tid_t tu[2] = {g->base.role_terms[i], rg_move_term(cc->g, i, joint[i])};
+        relstore_insert(does, tu, NULL);
+    }
+    eval_run_phase(&c->ev, PHASE_MOVE);
+    collect_fluents(c->ev.store[r->rel_next], out);
+}
+
+static const game_vtbl_t rules_vtbl = {
+    .destroy = rg_destroy,
+    .state_print = rg_state_print,
+    .ctx_new = rg_ctx_new,
+    .ctx_free = rg_ctx_free,
+    .initial = rg_initial,
+    .state_changed = rg_state_changed,
+    .terminal = rg_terminal,
+    .legal = rg_legal,
+    .goal = rg_goal,
+    .next = rg_next,
+    .num_moves = rg_num_moves,
+    .move_name = rg_move_name,
+    .move_term = rg_move_term,
+};
+
+game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d)
+{
+    (void)opt;
+    term_store_t *ts = ts_new();
+    rules_t *r = rules_compile(p, ts, d, 0);
+    if (!r) {
+        ts_free(ts);
+        return NULL;
+    }
+    rgame_t *g = xcalloc(1, sizeof *g);
+    game_base_init(&g->base, &rules_vtbl, p, ts, r);
+    g->rules = r;
+    pthread_mutex_init(&g->mlock, NULL);
+    g->moves = xcalloc(r->n_roles ? r->n_roles : 1, sizeof *g->moves);
+    eval_init(&g->stat, r, ts, NULL);
+    eval_run_phase(&g->stat, PHASE_STATIC);
+    g->base.stats.engine = "rules";
+    g->base.stats.rules = r->n_rules;
+    return &g->base;
+}

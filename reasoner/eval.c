@@ -1,0 +1,547 @@
+/* eval.c - bottom-up evaluation over tuple stores (see eval.h). */
+#include "reasoner/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+#define NONE32 UINT32_MAX
+
+/* ------------------------------------------------------------- relstore */
+
+static uint32_t hash_tuple(const tid_t *t, uint32_t arity)
+{
+    uint64_t h = 0x243f6a8885a308d3ULL + arity;
+    for (uint32_t i = 0; i < arity; i++) {
+        h ^= t[i];
+        h *= 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 31;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static inline uint32_t hash_val(tid_t v)
+{
+    uint32_t h = v * 0x9e3779b1u;
+    return h ^ (h >> 15);
+}
+
+void relstore_init(relstore_t *s, uint32_t arity, const term_store_t *ts)
+{
+    memset(s, 0, sizeof *s);
+    s->arity = arity;
+    s->ts = ts;
+}
+
+void relstore_free(relstore_t *s)
+{
+    free(s->data);
+    free(s->slots);
+    for (uint32_t k = 0; k < s->n_idx; k++) {
+        free(s->idx_key[k]);
+        free(s->idx_head[k]);
+        free(s->idx_next[k]);
+    }
+    memset(s, 0, sizeof *s);
+}
+
+void relstore_clear(relstore_t *s)
+{
+    if (s->n == 0) return;
+    s->n = 0;
+    memset(s->slots, 0, s->n_slots * sizeof *s->slots);
+    for (uint32_t k = 0; k < s->n_idx; k++) memset(s->idx_head[k], 0, s->idx_slots * sizeof *s->idx_head[k]);
+}
+
+void relstore_add_index(relstore_t *s, uint32_t pos)
+{
+    for (uint32_t k = 0; k < s->n_idx; k++)
+        if (s->idx_pos[k] == pos) return;
+    if (s->n_idx == 4) return; /* enough: the first bound position is used */
+    s->idx_pos[s->n_idx++] = pos;
+}
+
+/* The index key of a path (see plan_order in rules.c): a whole argument,
+ * or the functor and one argument of a function term, mixed; 0 = none. */
+static inline tid_t path_mix(sym_t functor, tid_t v)
+{
+    tid_t k = v * 0x85ebca6bu + functor * 0xc2b2ae35u;
+    return k ? k : 1;
+}
+
+static tid_t path_key(const term_store_t *ts, const tid_t *tuple, uint32_t code)
+{
+    tid_t t = tuple[code >> 8];
+    uint32_t q = code & 255;
+    if (!q) return t;
+    const uint32_t *w = ts_words(ts, t);
+    return w[1] >= q ? path_mix(w[0], w[2 + q - 1]) : 0;
+}
+
+static void index_put(relstore_t *s, uint32_t k, tid_t v, uint32_t tuple)
+{
+    if (!v) {
+        s->idx_next[k][tuple] = 0;
+        return;
+    }
+    uint32_t mask = s->idx_slots - 1;
+    for (uint32_t i = hash_val(v) & mask;; i = (i + 1) & mask) {
+        if (!s->idx_head[k][i]) {
+            s->idx_key[k][i] = v;
+            s->idx_head[k][i] = tuple + 1;
+            s->idx_next[k][tuple] = 0;
+            return;
+        }
+        if (s->idx_key[k][i] == v) {
+            s->idx_next[k][tuple] = s->idx_head[k][i];
+            s->idx_head[k][i] = tuple + 1;
+            return;
+        }
+    }
+}
+
+static void rehash(relstore_t *s, uint32_t n_slots)
+{
+    free(s->slots);
+    s->slots = xcalloc(n_slots, sizeof *s->slots);
+    s->n_slots = n_slots;
+    for (uint32_t t = 0; t < s->n; t++) {
+        uint32_t mask = n_slots - 1, i = hash_tuple(relstore_tuple(s, t), s->arity) & mask;
+        while (s->slots[i]) i = (i + 1) & mask;
+        s->slots[i] = t + 1;
+    }
+    /* Index tables: same number of slots, rebuilt oldest first so chains
+     * keep newest-first order. */
+    s->idx_slots = n_slots;
+    for (uint32_t k = 0; k < s->n_idx; k++) {
+        free(s->idx_key[k]);
+        free(s->idx_head[k]);
+        s->idx_key[k] = xcalloc(n_slots, sizeof *s->idx_key[k]);
+        s->idx_head[k] = xcalloc(n_slots, sizeof *s->idx_head[k]);
+        s->idx_next[k] = xreallocarray(s->idx_next[k], s->cap ? s->cap : 1, sizeof *s->idx_next[k]);
+        for (uint32_t t = 0; t < s->n; t++) index_put(s, k, path_key(s->ts, relstore_tuple(s, t), s->idx_pos[k]), t);
+    }
+}
+
+uint32_t relstore_find(const relstore_t *s, const tid_t *tuple)
+{
+    if (!s->n_slots) return NONE32;
+    uint32_t mask = s->n_slots - 1;
+    for (uint32_t i = hash_tuple(tuple, s->arity) & mask;; i = (i + 1) & mask) {
+        uint32_t t = s->slots[i];
+        if (!t) return NONE32;
+        if (memcmp(relstore_tuple(s, t - 1), tuple, s->arity * sizeof *tuple) == 0) return t - 1;
+    }
+}
+
+bool relstore_insert(relstore_t *s, const tid_t *tuple, uint32_t *idx)
+{
+    if (s->n_slots == 0) rehash(s, 16);
+    uint32_t mask = s->n_slots - 1, i = hash_tuple(tuple, s->arity) & mask;
+    for (;; i = (i + 1) & mask) {
+        uint32_t t = s->slots[i];
+        if (!t) break;
+        if (memcmp(relstore_tuple(s, t - 1), tuple, s->arity * sizeof *tuple) == 0) {
+            if (idx) *idx = t - 1;
+            return false;
+        }
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->data = xreallocarray(s->data, (size_t)s->cap * (s->arity ? s->arity : 1), sizeof *s->data);
+        for (uint32_t k = 0; k < s->n_idx; k++) s->idx_next[k] = xreallocarray(s->idx_next[k], s->cap, sizeof(uint32_t));
+    }
+    uint32_t t = s->n++;
+    if (s->arity) memcpy(s->data + (size_t)t * s->arity, tuple, s->arity * sizeof *tuple);
+    s->slots[i] = t + 1;
+    for (uint32_t k = 0; k < s->n_idx; k++) index_put(s, k, path_key(s->ts, tuple, s->idx_pos[k]), t);
+    if (s->n * 2 > s->n_slots) rehash(s, s->n_slots * 2);
+    if (idx) *idx = t;
+    return true;
+}
+
+/* ------------------------------------------------------------ evaluator */
+
+static uint32_t pat_nodes(const pat_t *p)
+{
+    uint32_t n = 1;
+    if (p->kind == PAT_FN)
+        for (uint32_t i = 0; i < p->arity; i++) n += pat_nodes(p->args[i]);
+    return n;
+}
+
+static uint32_t pat_nodes_n(pat_t *const *ps, uint32_t n)
+{
+    uint32_t total = n;
+    for (uint32_t i = 0; i < n; i++) total += pat_nodes(ps[i]);
+    return total;
+}
+
+void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *shared_static)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->r = r;
+    ev->ts = ts;
+    ev->store = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *ev->store);
+    ev->own = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *ev->own);
+    ev->delta_lit = NONE32;
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        if (r->rels[i].arity > ev->max_arity) ev->max_arity = r->rels[i].arity;
+        relstore_init(&ev->own[i], r->rels[i].arity, ts);
+        ev->store[i] = (shared_static && r->rels[i].phase == PHASE_STATIC) ? &shared_static[i] : &ev->own[i];
+    }
+    for (uint32_t i = 0; i < r->n_rules; i++) {
+        const crule_t *c = &r->rules[i];
+        if (c->n_vars > ev->max_vars) ev->max_vars = c->n_vars;
+        if (c->n_body > ev->max_body) ev->max_body = c->n_body;
+        const corder_t *plans[2] = {&c->plan, NULL};
+        for (uint32_t k = 0; k < c->n_body; k++) {
+            plans[1] = c->delta ? &c->delta[k] : NULL;
+            for (int p = 0; p < 2; p++) {
+                if (!plans[p] || !plans[p]->order) continue;
+                for (uint32_t j = 0; j < c->n_body; j++)
+                    if (plans[p]->index_pos[j] >= 0)
+                        relstore_add_index(&ev->own[c->body[plans[p]->order[j]].rel], (uint32_t)plans[p]->index_pos[j]);
+            }
+        }
+    }
+    ev->vals = xcalloc(ev->max_vars + 1, sizeof *ev->vals);
+    ev->matched = xcalloc(ev->max_body + 1, sizeof *ev->matched);
+    ev->tuple = xcalloc(ev->max_arity + 1, sizeof *ev->tuple);
+    uint32_t max_pat = 0;
+    for (uint32_t i = 0; i < r->n_rules; i++) {
+        const crule_t *c = &r->rules[i];
+        uint32_t n = pat_nodes_n(c->head, r->rels[c->head_rel].arity);
+        for (uint32_t k = 0; k < c->n_body; k++) {
+            const clit_t *l = &c->body[k];
+            uint32_t m = l->kind == CL_DISTINCT ? pat_nodes(l->lhs) + pat_nodes(l->rhs)
+                                                : pat_nodes_n(l->args, r->rels[l->rel].arity);
+            if (m > n) n = m;
+        }
+        if (n > max_pat) max_pat = n;
+    }
+    ev->scap = (ev->max_body + 2) * (ev->max_vars + ev->max_arity + 2) + 2 * max_pat + 64;
+    ev->scratch = xcalloc(ev->scap, sizeof *ev->scratch);
+}
+
+void eval_free(evaluator_t *ev)
+{
+    if (!ev->r) return;
+    for (uint32_t i = 0; i < ev->r->n_rels; i++) relstore_free(&ev->own[i]);
+    free(ev->own);
+    free(ev->store);
+    free(ev->vals);
+    free(ev->matched);
+    free(ev->tuple);
+    free(ev->scratch);
+    free(ev->visits);
+    memset(ev, 0, sizeof *ev);
+}
+
+void eval_clear_phase(evaluator_t *ev, phase_t phase)
+{
+    for (uint32_t i = 0; i < ev->r->n_rels; i++)
+        if (ev->r->rels[i].phase == phase && ev->store[i] == &ev->own[i]) relstore_clear(&ev->own[i]);
+}
+
+/* Match a pattern against a ground term, binding variables (recorded on the
+ * trail so that the caller can undo them). */
+static bool match(evaluator_t *ev, const pat_t *p, tid_t t, uint32_t *trail, uint32_t *tp)
+{
+    switch (p->kind) {
+    case PAT_CONST: return p->term == t;
+    case PAT_VAR:
+        if (ev->vals[p->var]) return ev->vals[p->var] == t;
+        ev->vals[p->var] = t;
+        trail[(*tp)++] = p->var;
+        return true;
+    case PAT_FN:
+        if (p->ground) return p->term == t;
+        {
+            const uint32_t *w = ts_words(ev->ts, t);
+            if (w[0] != p->functor || w[1] != p->arity) return false;
+            for (uint32_t i = 0; i < p->arity; i++)
+                if (!match(ev, p->args[i], w[2 + i], trail, tp)) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Scratch space for tuples and trails, used as a stack (no VLAs: the
+ * sizes come from the rules, which are untrusted input). */
+static tid_t *scratch_get(evaluator_t *ev, uint32_t n)
+{
+    if (ev->sp + n > ev->scap) {
+        fprintf(stderr, "ggp: fatal: evaluator scratch exhausted\n");
+        abort();
+    }
+    tid_t *p = ev->scratch + ev->sp;
+    ev->sp += n;
+    return p;
+}
+
+static void scratch_put(evaluator_t *ev, uint32_t n) { ev->sp -= n; }
+
+/* The ground term a bound pattern denotes. create=false only looks it up
+ * (0 if it was never interned, so it cannot be in any store). */
+static tid_t build(evaluator_t *ev, const pat_t *p, bool create)
+{
+    switch (p->kind) {
+    case PAT_CONST: return p->term;
+    case PAT_VAR: return ev->vals[p->var];
+    case PAT_FN:
+        if (p->ground) return p->term;
+        {
+            tid_t *args = scratch_get(ev, p->arity), t = 1;
+            for (uint32_t i = 0; i < p->arity && t; i++) t = args[i] = build(ev, p->args[i], create);
+            if (t) t = create ? ts_intern(ev->ts, p->functor, p->arity, args) : ts_lookup(ev->ts, p->functor, p->arity, args);
+            scratch_put(ev, p->arity);
+            return t;
+        }
+    }
+    return 0;
+}
+
+/* Structural equality of two bound patterns, without interning. */
+static bool same(evaluator_t *ev, const pat_t *a, const pat_t *b);
+
+static bool same_term_pat(evaluator_t *ev, tid_t t, const pat_t *p)
+{
+    if (p->kind == PAT_CONST || p->ground) return p->term == t;
+    if (p->kind == PAT_VAR) return ev->vals[p->var] == t;
+    const uint32_t *w = ts_words(ev->ts, t);
+    if (w[0] != p->functor || w[1] != p->arity) return false;
+    for (uint32_t i = 0; i < p->arity; i++)
+        if (!same_term_pat(ev, w[2 + i], p->args[i])) return false;
+    return true;
+}
+
+static bool same(evaluator_t *ev, const pat_t *a, const pat_t *b)
+{
+    if (a->kind == PAT_CONST || a->ground) return same_term_pat(ev, a->term, b);
+    if (a->kind == PAT_VAR) return same_term_pat(ev, ev->vals[a->var], b);
+    if (b->kind == PAT_CONST || b->ground || b->kind == PAT_VAR) return same(ev, b, a);
+    if (a->functor != b->functor || a->arity != b->arity) return false;
+    for (uint32_t i = 0; i < a->arity; i++)
+        if (!same(ev, a->args[i], b->args[i])) return false;
+    return true;
+}
+
+static void emit_head(evaluator_t *ev, const crule_t *c)
+{
+    const rules_t *r = ev->r;
+    uint32_t ar = r->rels[c->head_rel].arity;
+    tid_t *tuple = scratch_get(ev, ar);
+    for (uint32_t a = 0; a < ar; a++) tuple[a] = build(ev, c->head[a], true);
+    uint32_t idx;
+    relstore_insert(ev->store[c->head_rel], tuple, &idx);
+    scratch_put(ev, ar);
+    if (ev->emit) ev->emit(ev->emit_ud, c, ev->vals, ev->matched, idx);
+}
+
+static bool budget_ok(evaluator_t *ev)
+{
+    if (ev->aborted) return false;
+    if ((++ev->work & 4095) == 0) {
+        if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit)) ev->aborted = true;
+    }
+    return !ev->aborted;
+}
+
+static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k)
+{
+    if (k == c->n_body) {
+        if (budget_ok(ev)) emit_head(ev, c);
+        return;
+    }
+    const rules_t *r = ev->r;
+    uint32_t li = plan->order[k];
+    const clit_t *l = &c->body[li];
+    if (l->kind == CL_DISTINCT) {
+        if (!same(ev, l->lhs, l->rhs)) {
+            ev->matched[li] = NONE32;
+            join(ev, c, plan, k + 1);
+        }
+        return;
+    }
+    relstore_t *s = ev->store[l->rel];
+    uint32_t ar = r->rels[l->rel].arity;
+    if (l->kind == CL_NEG) {
+        ev->matched[li] = NONE32;
+        if (ev->relaxed && r->rels[l->rel].phase != PHASE_STATIC) {
+            join(ev, c, plan, k + 1);
+            return;
+        }
+        tid_t *tuple = scratch_get(ev, ar);
+        bool exists = true;
+        for (uint32_t a = 0; a < ar && exists; a++) {
+            tuple[a] = build(ev, l->args[a], false);
+            exists = tuple[a] != 0;
+        }
+        if (exists) exists = relstore_find(s, tuple) != NONE32;
+        scratch_put(ev, ar);
+        if (!exists) join(ev, c, plan, k + 1);
+        return;
+    }
+    /* Positive literal: the range of tuples to look at. */
+    uint32_t lo = 0, hi = s->in_scc ? s->lim : s->n;
+    if (li == ev->delta_lit) {
+        lo = ev->delta_lo;
+        hi = ev->delta_hi;
+    }
+    if (lo >= hi) return;
+    int32_t ip = plan->index_pos[k];
+    if (ip == INDEX_MEMBER) {
+        /* Every argument is bound: one hash lookup instead of a scan. */
+        tid_t *tuple = scratch_get(ev, ar);
+        bool exists = true;
+        for (uint32_t a = 0; a < ar && exists; a++) exists = (tuple[a] = build(ev, l->args[a], false)) != 0;
+        uint32_t t = exists ? relstore_find(s, tuple) : NONE32;
+        scratch_put(ev, ar);
+        if (t != NONE32 && t >= lo && t < hi) {
+            ev->matched[li] = t;
+            join(ev, c, plan, k + 1);
+        }
+        return;
+    }
+    uint32_t kidx = NONE32;
+    tid_t key = 0;
+    if (ip >= 0) {
+        for (uint32_t q = 0; q < s->n_idx; q++)
+            if (s->idx_pos[q] == (uint32_t)ip) kidx = q;
+        if (kidx != NONE32) {
+            uint32_t p = (uint32_t)ip >> 8, q = (uint32_t)ip & 255;
+            key = build(ev, q ? l->args[p]->args[q - 1] : l->args[p], false);
+            if (!key) return; /* a term never built cannot be in the store */
+            if (q) key = path_mix(l->args[p]->functor, key);
+        }
+    }
+    uint32_t cur;
+    if (kidx != NONE32) {
+        if (!s->idx_slots) return;
+        uint32_t mask = s->idx_slots - 1, i = hash_val(key) & mask;
+        cur = 0;
+        for (;; i = (i + 1) & mask) {
+            if (!s->idx_head[kidx][i]) break;
+            if (s->idx_key[kidx][i] == key) {
+                cur = s->idx_head[kidx][i];
+                break;
+            }
+        }
+    } else {
+        cur = lo + 1;
+    }
+    /* Bindings made by this literal are recorded in a trail local to this
+     * level and undone before the next candidate tuple. */
+    uint32_t n_trail = c->n_vars ? c->n_vars : 1;
+    uint32_t *trail = scratch_get(ev, n_trail);
+    while (cur) {
+        uint32_t t = cur - 1, next_cur;
+        if (kidx != NONE32) {
+            next_cur = s->idx_next[kidx][t];
+            if (t >= hi || t < lo) {
+                cur = next_cur;
+                continue;
+            }
+        } else {
+            if (t >= hi) break;
+            next_cur = cur + 1;
+        }
+        const tid_t *tu = relstore_tuple(s, t);
+        if (ev->visits) ev->visits[c - ev->r->rules]++;
+        uint32_t tp = 0;
+        bool ok = true;
+        for (uint32_t a = 0; a < ar && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
+        if (ok) {
+            ev->matched[li] = t;
+            join(ev, c, plan, k + 1);
+        }
+        for (uint32_t u = 0; u < tp; u++) ev->vals[trail[u]] = 0;
+        if (ev->aborted) break;
+        cur = next_cur;
+    }
+    scratch_put(ev, n_trail);
+}
+
+static void run_rule(evaluator_t *ev, const crule_t *c, const corder_t *plan)
+{
+    memset(ev->vals, 0, (c->n_vars + 1) * sizeof *ev->vals);
+    join(ev, c, plan, 0);
+}
+
+/* Evaluate the rules [lo, hi) of one component. */
+static bool run_component(evaluator_t *ev, uint32_t lo, uint32_t hi)
+{
+    const rules_t *r = ev->r;
+    if (!r->rules[lo].recursive) {
+        for (uint32_t i = lo; i < hi && !ev->aborted; i++) run_rule(ev, &r->rules[i], &r->rules[i].plan);
+        return !ev->aborted;
+    }
+    /* Semi-naive: mark the component's relations, first pass in full. */
+    for (uint32_t i = lo; i < hi; i++) {
+        relstore_t *s = ev->store[r->rules[i].head_rel];
+        s->in_scc = true;
+    }
+    uint32_t n_rels = r->n_rels;
+    for (uint32_t i = lo; i < hi; i++) {
+        relstore_t *s = ev->store[r->rules[i].head_rel];
+        s->lim = s->n;
+    }
+    for (uint32_t i = lo; i < hi && !ev->aborted; i++) run_rule(ev, &r->rules[i], &r->rules[i].plan);
+    for (;;) {
+        bool any = false;
+        /* delta of each component relation: [lim, n) from the last pass */
+        uint32_t *dlo = xcalloc(n_rels, sizeof *dlo), *dhi = xcalloc(n_rels, sizeof *dhi);
+        for (uint32_t i = lo; i < hi; i++) {
+            uint32_t rel = r->rules[i].head_rel;
+            relstore_t *s = ev->store[rel];
+            dlo[rel] = s->lim;
+            dhi[rel] = s->n;
+        }
+        for (uint32_t i = lo; i < hi; i++) {
+            relstore_t *s = ev->store[r->rules[i].head_rel];
+            s->lim = s->n;
+        }
+        for (uint32_t i = lo; i < hi && !ev->aborted; i++) {
+            const crule_t *c = &r->rules[i];
+            for (uint32_t k = 0; k < c->n_body; k++) {
+                const clit_t *l = &c->body[k];
+                if (l->kind != CL_POS || !ev->store[l->rel]->in_scc) continue;
+                if (dlo[l->rel] >= dhi[l->rel]) continue;
+                any = true;
+                ev->delta_lit = k;
+                ev->delta_lo = dlo[l->rel];
+                ev->delta_hi = dhi[l->rel];
+                run_rule(ev, c, &c->delta[k]);
+                ev->delta_lit = NONE32;
+            }
+        }
+        free(dlo);
+        free(dhi);
+        if (!any || ev->aborted) break;
+    }
+    for (uint32_t i = lo; i < hi; i++) ev->store[r->rules[i].head_rel]->in_scc = false;
+    return !ev->aborted;
+}
+
+bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to)
+{
+    const rules_t *r = ev->r;
+    for (uint32_t i = 0; i < r->n_rules && !ev->aborted;) {
+        uint32_t j = i + 1;
+        while (j < r->n_rules && r->rules[j].scc == r->rules[i].scc) j++;
+        /* A component lies in one phase: a rule that depends on a
+         * move-phase rule is itself in the move phase. */
+        phase_t ph = r->rels[r->rules[i].head_rel].phase;
+        if (ph >= from && ph <= to) run_component(ev, i, j);
+        i = j;
+    }
+    return !ev->aborted;
+}
+
+bool eval_run_phase(evaluator_t *ev, phase_t phase) { return eval_run_phases(ev, phase, phase); }
+
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p) { return build(ev, p, true); }

@@ -1,0 +1,108 @@
+/* eval.h - bottom-up evaluation of the normalised rules over sets of
+ * tuples of ground terms.
+ *
+ * One evaluator belongs to one thread. Each relation has a store: the set
+ * of its tuples (hash-deduplicated, kept in insertion order) with hash
+ * indexes on the argument positions that some rule probes with a bound
+ * value. Rules run in their component order (rules.h); a cyclic component
+ * runs semi-naively: after a first full pass, every later pass joins one
+ * literal against the tuples new in the previous pass and the others
+ * against everything, until nothing new appears.
+ *
+ * The same machinery serves three purposes:
+ *   - the static relations, computed once per game (PHASE_STATIC);
+ *   - the rules engine, per state (PHASE_STATE) and per joint move
+ *     (PHASE_MOVE);
+ *   - the grounder, which runs a relaxed program (negation ignored on
+ *     non-static relations) and records every rule instance through a
+ *     callback. */
+#ifndef GGP_REASONER_EVAL_H
+#define GGP_REASONER_EVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/clock.h"
+#include "reasoner/rules.h"
+#include "reasoner/terms.h"
+
+typedef struct relstore {
+    const term_store_t *ts; /* to read index paths into function terms */
+    uint32_t arity;
+    uint32_t n, cap;      /* tuples */
+    tid_t *data;          /* n * arity values */
+    uint32_t *slots;      /* dedup hash: tuple index + 1 (0 = empty) */
+    uint32_t n_slots;
+    /* Indexes: for path idx_pos[k] (rules.h corder_t), a hash from key to
+     * the newest tuple with that key, and per tuple the next older one. */
+    uint32_t n_idx;
+    uint32_t idx_pos[4];
+    tid_t *idx_key[4];
+    uint32_t *idx_head[4]; /* tuple index + 1 */
+    uint32_t *idx_next[4]; /* per tuple: tuple index + 1 */
+    uint32_t idx_slots;
+    /* semi-naive bookkeeping */
+    bool in_scc;
+    uint32_t lim;         /* pass limit while in_scc */
+} relstore_t;
+
+void relstore_init(relstore_t *s, uint32_t arity, const term_store_t *ts);
+void relstore_free(relstore_t *s);
+void relstore_clear(relstore_t *s);
+/* Add an index on a position (before any tuple is added). */
+void relstore_add_index(relstore_t *s, uint32_t pos);
+/* Insert a tuple; returns true if it was new. *idx gets its index. */
+bool relstore_insert(relstore_t *s, const tid_t *tuple, uint32_t *idx);
+/* Index of a tuple, or UINT32_MAX. */
+uint32_t relstore_find(const relstore_t *s, const tid_t *tuple);
+static inline const tid_t *relstore_tuple(const relstore_t *s, uint32_t i) { return s->data + (size_t)i * s->arity; }
+
+/* Called for every successful body match when recording (grounding):
+ * vals holds the variable values; matched[k] is the tuple index that body
+ * literal k (source order) matched, or UINT32_MAX for filters. head_idx is
+ * the head tuple's index. */
+typedef void (*eval_emit_fn)(void *ud, const crule_t *rule, const tid_t *vals, const uint32_t *matched,
+                             uint32_t head_idx);
+
+typedef struct evaluator {
+    const rules_t *r;
+    term_store_t *ts;
+    relstore_t **store; /* per relation: own or shared (static) */
+    relstore_t *own;    /* stores owned by this evaluator */
+    tid_t *vals;        /* variable values of the current rule */
+    uint32_t *matched;
+    uint32_t max_vars, max_body;
+    tid_t *tuple;       /* scratch for building tuples */
+    tid_t *scratch;     /* stack for nested builds and trails */
+    uint32_t sp, scap;
+    uint64_t *visits;   /* optional, per rule: tuples looked at (profiling) */
+    uint32_t max_arity;
+    /* modes */
+    bool relaxed;       /* ignore negation on non-static relations */
+    eval_emit_fn emit;
+    void *emit_ud;
+    /* budget: evaluation stops (and sets aborted) past this deadline */
+    deadline_t deadline;
+    uint64_t work, work_limit;
+    bool aborted;
+    /* semi-naive: current delta literal */
+    uint32_t delta_lit, delta_lo, delta_hi;
+} evaluator_t;
+
+/* An evaluator whose static relations come from shared (may be NULL: then
+ * it owns every store). Indexes are created from the rules' plans. */
+void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *shared_static);
+void eval_free(evaluator_t *ev);
+/* Clear the stores of relations of the given phase. */
+void eval_clear_phase(evaluator_t *ev, phase_t phase);
+/* Run every rule whose head relation is in the given phase. Returns false
+ * if the budget ran out. */
+bool eval_run_phase(evaluator_t *ev, phase_t phase);
+/* Run the rules of the phases in [from, to] (relaxed grounding runs all). */
+bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to);
+
+/* The term a pattern denotes under the current variable values (interning
+ * it if new); for emit callbacks. */
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p);
+
+#endif

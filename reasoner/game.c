@@ -1,0 +1,243 @@
+/* game.c - the public game interface: engine choice and dispatch (see
+ * game.h and engine.h). */
+#include "reasoner/game.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/clock.h"
+#include "base/xalloc.h"
+#include "reasoner/engine.h"
+
+/* ------------------------------------------------------------ compile */
+
+game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
+{
+    game_options_t o = opt ? *opt : (game_options_t){0};
+    if (!o.ground_ms) o.ground_ms = 10000;
+    if (!o.ground_mb) o.ground_mb = 2048;
+    uint64_t t0 = clock_now_ns();
+    char reason[160] = "";
+    game_t *g = NULL;
+    if (o.engine != ENGINE_RULES) {
+        g = propnet_compile(p, &o, d, reason, sizeof reason);
+        if (!g && o.engine == ENGINE_PROPNET) {
+            diag_error(d, NULL, 0, "cannot build a propositional network: %s", reason);
+            return NULL;
+        }
+        if (!g && !o.quiet) diag_note(d, NULL, 0, "falling back to the rules engine: %s", reason);
+    }
+    if (!g) g = rules_engine_compile(p, &o, d);
+    if (!g) return NULL;
+    g->stats.ground_ms = (double)(clock_now_ns() - t0) / 1e6;
+    snprintf(g->stats.fallback_reason, sizeof g->stats.fallback_reason, "%s", reason);
+    return g;
+}
+
+void game_base_init(game_t *g, const game_vtbl_t *vt, const program_t *p, term_store_t *ts, const rules_t *r)
+{
+    g->vt = vt;
+    g->prog = p;
+    g->ts = ts;
+    g->n_roles = r->n_roles;
+    g->role_terms = xcalloc(r->n_roles ? r->n_roles : 1, sizeof *g->role_terms);
+    g->role_names = xcalloc(r->n_roles ? r->n_roles : 1, sizeof *g->role_names);
+    for (uint32_t i = 0; i < r->n_roles; i++) {
+        g->role_terms[i] = r->roles[i];
+        g->role_names[i] = ts_to_string(ts, p->syms, r->roles[i], false);
+    }
+}
+
+void game_base_free(game_t *g)
+{
+    for (uint32_t i = 0; i < g->n_roles; i++) free(g->role_names[i]);
+    free(g->role_names);
+    free(g->role_terms);
+    ts_free(g->ts);
+}
+
+void game_free(game_t *g)
+{
+    if (g) g->vt->destroy(g);
+}
+
+void game_get_stats(const game_t *g, game_stats_t *out) { *out = g->stats; }
+uint32_t game_num_roles(const game_t *g) { return g->n_roles; }
+const char *game_role_name(const game_t *g, uint32_t role) { return g->role_names[role]; }
+
+int game_role_index(const game_t *g, const char *name)
+{
+    for (uint32_t i = 0; i < g->n_roles; i++)
+        if (!strcasecmp(g->role_names[i], name)) return (int)i;
+    return -1;
+}
+
+uint32_t game_num_moves(const game_t *g, uint32_t role) { return g->vt->num_moves(g, role); }
+const char *game_move_name(const game_t *g, uint32_t role, move_id_t m, bool canonical)
+{
+    return g->vt->move_name(g, role, m, canonical);
+}
+
+/* -------------------------------------------------------------- states */
+
+void game_state_reserve(game_state_t *s, uint32_t n)
+{
+    if (n > s->cap) {
+        s->cap = n < 8 ? 8 : n;
+        s->data = xreallocarray(s->data, s->cap, sizeof *s->data);
+    }
+}
+
+game_state_t *game_state_new(const game_t *g)
+{
+    (void)g;
+    return xcalloc(1, sizeof(game_state_t));
+}
+
+void game_state_free(game_state_t *s)
+{
+    if (!s) return;
+    free(s->data);
+    free(s);
+}
+
+void game_state_copy(const game_t *g, game_state_t *dst, const game_state_t *src)
+{
+    (void)g;
+    if (dst == src) return;
+    game_state_reserve(dst, src->n);
+    dst->n = src->n;
+    if (src->n) memcpy(dst->data, src->data, src->n * sizeof *src->data);
+}
+
+uint64_t game_state_hash(const game_t *g, const game_state_t *s)
+{
+    (void)g;
+    uint64_t h = 0xcbf29ce484222325ULL ^ s->n;
+    for (uint32_t i = 0; i < s->n; i++) {
+        h ^= s->data[i];
+        h *= 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    return h * 0x9e3779b97f4a7c15ULL;
+}
+
+bool game_state_equal(const game_t *g, const game_state_t *a, const game_state_t *b)
+{
+    (void)g;
+    return a->n == b->n && (a->n == 0 || memcmp(a->data, b->data, a->n * sizeof *a->data) == 0);
+}
+
+void game_state_print(const game_t *g, const game_state_t *s, FILE *out, bool canonical)
+{
+    g->vt->state_print(g, s, out, canonical);
+}
+
+/* ------------------------------------------------------------ contexts */
+
+void game_ctx_base_init(game_ctx_t *c, const game_t *g)
+{
+    c->g = g;
+    c->cur = game_state_new(g);
+}
+
+void game_ctx_base_free(game_ctx_t *c) { game_state_free(c->cur); }
+
+game_ctx_t *game_ctx_new(const game_t *g)
+{
+    game_ctx_t *c = g->vt->ctx_new(g);
+    game_initial(c, c->cur);
+    g->vt->state_changed(c);
+    return c;
+}
+
+void game_ctx_free(game_ctx_t *c)
+{
+    if (c) c->g->vt->ctx_free(c);
+}
+
+const game_t *game_ctx_game(const game_ctx_t *c) { return c->g; }
+void game_initial(game_ctx_t *c, game_state_t *out) { c->g->vt->initial(c, out); }
+
+void game_ctx_set_state(game_ctx_t *c, const game_state_t *s)
+{
+    game_state_copy(c->g, c->cur, s);
+    c->g->vt->state_changed(c);
+}
+
+const game_state_t *game_ctx_state(const game_ctx_t *c) { return c->cur; }
+bool game_is_terminal(game_ctx_t *c) { return c->g->vt->terminal(c); }
+uint32_t game_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves) { return c->g->vt->legal(c, role, moves); }
+int game_goal(game_ctx_t *c, uint32_t role) { return c->g->vt->goal(c, role); }
+void game_next(game_ctx_t *c, const move_id_t *joint, game_state_t *out) { c->g->vt->next(c, joint, out); }
+
+void game_ctx_play(game_ctx_t *c, const move_id_t *joint)
+{
+    c->g->vt->next(c, joint, c->cur);
+    c->g->vt->state_changed(c);
+}
+
+/* ----------------------------------------------------- moves from text */
+
+/* Parse one KIF term without creating symbols or terms: a move that names
+ * something the game never interned cannot be legal. Returns 0 on failure. */
+static tid_t parse_term(const game_t *g, const char **pp, const char *end, int depth)
+{
+    const char *p = *pp;
+    while (p < end && isspace((unsigned char)*p)) p++;
+    if (p >= end || depth > 64) return 0;
+    const symtab_t *st = g->prog->syms;
+    if (*p == ')') return 0;
+    if (*p != '(') {
+        const char *a = p;
+        while (p < end && !isspace((unsigned char)*p) && *p != '(' && *p != ')' && *p != ';') p++;
+        sym_t s = symtab_lookup(st, a, (size_t)(p - a));
+        *pp = p;
+        return s ? ts_lookup(g->ts, s, 0, NULL) : 0;
+    }
+    p++;
+    while (p < end && isspace((unsigned char)*p)) p++;
+    const char *a = p;
+    while (p < end && !isspace((unsigned char)*p) && *p != '(' && *p != ')' && *p != ';') p++;
+    if (p == a) return 0;
+    sym_t f = symtab_lookup(st, a, (size_t)(p - a));
+    if (!f) return 0;
+    tid_t args[64];
+    uint32_t n = 0;
+    for (;;) {
+        while (p < end && isspace((unsigned char)*p)) p++;
+        if (p >= end) return 0;
+        if (*p == ')') {
+            p++;
+            break;
+        }
+        if (n == 64) return 0;
+        *pp = p;
+        tid_t t = parse_term(g, pp, end, depth + 1);
+        if (!t) return 0;
+        p = *pp;
+        args[n++] = t;
+    }
+    *pp = p;
+    return ts_lookup(g->ts, f, n, args); /* (f) is f: arity 0 */
+}
+
+bool game_move_from_text(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out)
+{
+    const game_t *g = c->g;
+    const char *p = text, *end = text + len;
+    tid_t t = parse_term(g, &p, end, 0);
+    if (!t) return false;
+    while (p < end && isspace((unsigned char)*p)) p++;
+    if (p != end) return false; /* trailing garbage */
+    const move_id_t *moves;
+    uint32_t n = game_legal(c, role, &moves);
+    for (uint32_t i = 0; i < n; i++)
+        if (g->vt->move_term(g, role, moves[i]) == t) {
+            *out = moves[i];
+            return true;
+        }
+    return false;
+}

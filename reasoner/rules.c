@@ -1,0 +1,718 @@
+/* rules.c - normalisation of a GDL program for evaluation (see rules.h). */
+#include "reasoner/rules.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+/* ---------------------------------------------------------------- builder */
+
+typedef struct var_map {
+    sym_t *syms;
+    uint32_t n, cap;
+} var_map_t;
+
+typedef struct builder {
+    rules_t *r;
+    const program_t *p;
+    diag_t *d;
+    unsigned errors;
+    crule_t *rules;
+    uint32_t n_rules, cap_rules;
+    uint32_t cap_rels;
+} builder_t;
+
+uint32_t rules_find_rel(const rules_t *r, sym_t name, uint32_t arity)
+{
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (r->rels[i].name == name && r->rels[i].arity == arity) return i;
+    return REL_NONE;
+}
+
+static uint32_t rel_of(builder_t *b, sym_t name, uint32_t arity)
+{
+    uint32_t i = rules_find_rel(b->r, name, arity);
+    if (i != REL_NONE) return i;
+    XVEC_RESERVE(&b->r->rels, &b->cap_rels, b->r->n_rels + 1);
+    b->r->rels[b->r->n_rels] = (crel_t){.name = name, .arity = arity, .phase = PHASE_STATIC};
+    return b->r->n_rels++;
+}
+
+static uint32_t var_slot(var_map_t *m, sym_t s)
+{
+    for (uint32_t i = 0; i < m->n; i++)
+        if (m->syms[i] == s) return i;
+    XVEC_RESERVE(&m->syms, &m->cap, m->n + 1);
+    m->syms[m->n] = s;
+    return m->n++;
+}
+
+static pat_t *pat_from_term(builder_t *b, const term_t *t, var_map_t *vm)
+{
+    pat_t *p = arena_alloc(b->r->arena, sizeof *p);
+    switch (t->kind) {
+    case TERM_CONST:
+        p->kind = PAT_CONST;
+        p->ground = true;
+        p->term = ts_const(b->r->ts, t->sym);
+        break;
+    case TERM_VAR:
+        p->kind = PAT_VAR;
+        p->var = var_slot(vm, t->sym);
+        break;
+    case TERM_FN:
+        p->kind = PAT_FN;
+        p->functor = t->sym;
+        p->arity = t->arity;
+        p->args = arena_calloc(b->r->arena, t->arity, sizeof *p->args);
+        p->ground = true;
+        for (uint32_t i = 0; i < t->arity; i++) {
+            p->args[i] = pat_from_term(b, t->args[i], vm);
+            p->ground &= p->args[i]->ground;
+        }
+        break;
+    }
+    return p;
+}
+
+/* Finish a pattern after substitution: recompute groundness, intern ground
+ * function terms. */
+static void pat_seal(rules_t *r, pat_t *p)
+{
+    if (p->kind != PAT_FN) return;
+    p->ground = true;
+    for (uint32_t i = 0; i < p->arity; i++) {
+        pat_seal(r, p->args[i]);
+        p->ground &= p->args[i]->ground;
+    }
+    if (p->ground) {
+        tid_t *args = xcalloc(p->arity, sizeof *args);
+        for (uint32_t i = 0; i < p->arity; i++) args[i] = p->args[i]->term;
+        p->term = ts_intern(r->ts, p->functor, p->arity, args);
+        free(args);
+    }
+}
+
+/* Sentence arguments as patterns: `(cell 1 1 b)` -> [1, 1, b]; a constant
+ * sentence has none. */
+static pat_t **sentence_args(builder_t *b, const term_t *t, var_map_t *vm)
+{
+    uint32_t n = term_arity(t);
+    pat_t **a = arena_calloc(b->r->arena, n ? n : 1, sizeof *a);
+    for (uint32_t i = 0; i < n; i++) a[i] = pat_from_term(b, t->args[i], vm);
+    return a;
+}
+
+/* --------------------------------------------- unification of (not (distinct)) */
+
+static pat_t *walk(pat_t **subst, pat_t *p)
+{
+    while (p->kind == PAT_VAR && subst[p->var]) p = subst[p->var];
+    return p;
+}
+
+static bool occurs(pat_t **subst, uint32_t v, pat_t *p)
+{
+    p = walk(subst, p);
+    if (p->kind == PAT_VAR) return p->var == v;
+    if (p->kind == PAT_FN)
+        for (uint32_t i = 0; i < p->arity; i++)
+            if (occurs(subst, v, p->args[i])) return true;
+    return false;
+}
+
+static bool unify(pat_t **subst, pat_t *a, pat_t *b)
+{
+    a = walk(subst, a);
+    b = walk(subst, b);
+    if (a == b) return true;
+    if (a->kind == PAT_VAR) {
+        if (b->kind == PAT_VAR && b->var == a->var) return true;
+        if (occurs(subst, a->var, b)) return false;
+        subst[a->var] = b;
+        return true;
+    }
+    if (b->kind == PAT_VAR) return unify(subst, b, a);
+    if (a->kind == PAT_CONST || b->kind == PAT_CONST)
+        return a->kind == b->kind && a->term == b->term;
+    if (a->functor != b->functor || a->arity != b->arity) return false;
+    for (uint32_t i = 0; i < a->arity; i++)
+        if (!unify(subst, a->args[i], b->args[i])) return false;
+    return true;
+}
+
+static pat_t *apply(builder_t *b, pat_t **subst, pat_t *p)
+{
+    p = walk(subst, p);
+    if (p->kind != PAT_FN || p->ground) return p;
+    pat_t *q = arena_alloc(b->r->arena, sizeof *q);
+    *q = *p;
+    q->args = arena_calloc(b->r->arena, p->arity, sizeof *q->args);
+    for (uint32_t i = 0; i < p->arity; i++) q->args[i] = apply(b, subst, p->args[i]);
+    return q;
+}
+
+/* Renumber the variables of a pattern densely (after substitution some
+ * slots disappear). */
+static pat_t *renumber(builder_t *b, pat_t *p, uint32_t *map, uint32_t *n)
+{
+    if (p->kind == PAT_VAR) {
+        if (map[p->var] == UINT32_MAX) map[p->var] = (*n)++;
+        if (map[p->var] == p->var) return p;
+        pat_t *q = arena_alloc(b->r->arena, sizeof *q);
+        *q = *p;
+        q->var = map[p->var];
+        return q;
+    }
+    if (p->kind == PAT_FN && !p->ground) {
+        pat_t *q = arena_alloc(b->r->arena, sizeof *q);
+        *q = *p;
+        q->args = arena_calloc(b->r->arena, p->arity, sizeof *q->args);
+        for (uint32_t i = 0; i < p->arity; i++) q->args[i] = renumber(b, p->args[i], map, n);
+        return q;
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------ or-expansion */
+
+/* A flat literal before compilation: an AST literal that is not an `or`. */
+typedef struct flat {
+    const lit_t **lits;
+    uint32_t n, cap;
+} flat_t;
+
+static void mark_vars(const pat_t *p, bool *bound)
+{
+    if (p->kind == PAT_VAR) bound[p->var] = true;
+    else if (p->kind == PAT_FN && !p->ground)
+        for (uint32_t i = 0; i < p->arity; i++) mark_vars(p->args[i], bound);
+}
+
+static bool all_bound(const pat_t *p, const bool *bound)
+{
+    if (p->kind == PAT_VAR) return bound[p->var];
+    if (p->kind == PAT_FN && !p->ground) {
+        for (uint32_t i = 0; i < p->arity; i++)
+            if (!all_bound(p->args[i], bound)) return false;
+    }
+    return true;
+}
+
+static uint32_t count_unbound(const pat_t *p, const bool *bound)
+{
+    if (p->kind == PAT_VAR) return !bound[p->var];
+    uint32_t n = 0;
+    if (p->kind == PAT_FN && !p->ground)
+        for (uint32_t i = 0; i < p->arity; i++) n += count_unbound(p->args[i], bound);
+    return n;
+}
+
+/* A pattern whose value is known: constant, ground, or a bound variable
+ * (a non-ground function term is not used as an index key). */
+static bool is_bound(const pat_t *p, const bool *bound)
+{
+    return p->kind == PAT_CONST || p->ground || (p->kind == PAT_VAR && bound[p->var]);
+}
+
+static bool lit_ready(const rules_t *r, const clit_t *l, const bool *bound)
+{
+    if (l->kind == CL_DISTINCT) return all_bound(l->lhs, bound) && all_bound(l->rhs, bound);
+    for (uint32_t i = 0; i < r->rels[l->rel].arity; i++)
+        if (!all_bound(l->args[i], bound)) return false;
+    return true;
+}
+
+/* Order a body: filters (not, distinct) as soon as their variables are
+ * bound; otherwise the positive literal with the most bound arguments and
+ * the fewest new variables. first: a literal that must come first (delta
+ * literal of semi-naive evaluation), or UINT32_MAX. Returns false if some
+ * literal can never be evaluated (unsafe rule). */
+static bool plan_order(builder_t *b, crule_t *c, uint32_t first, corder_t *out)
+{
+    rules_t *r = b->r;
+    uint32_t n = c->n_body;
+    out->order = arena_calloc(r->arena, n ? n : 1, sizeof *out->order);
+    out->index_pos = arena_calloc(r->arena, n ? n : 1, sizeof *out->index_pos);
+    bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    bool *used = xcalloc(n ? n : 1, sizeof *used);
+    bool ok = true;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t pick = UINT32_MAX;
+        if (k == 0 && first != UINT32_MAX) pick = first;
+        for (uint32_t i = 0; i < n && pick == UINT32_MAX; i++)
+            if (!used[i] && c->body[i].kind != CL_POS && lit_ready(r, &c->body[i], bound)) pick = i;
+        if (pick == UINT32_MAX) {
+            long best = LONG_MIN;
+            for (uint32_t i = 0; i < n; i++) {
+                const clit_t *l = &c->body[i];
+                if (used[i] || l->kind != CL_POS) continue;
+                uint32_t ar = r->rels[l->rel].arity, bnd = 0, sub = 0, fresh = 0;
+                for (uint32_t a = 0; a < ar; a++) {
+                    uint32_t u = count_unbound(l->args[a], bound);
+                    bnd += u == 0;
+                    fresh += u;
+                    if (u && l->args[a]->kind == PAT_FN)
+                        for (uint32_t q = 0; q < l->args[a]->arity; q++) sub += is_bound(l->args[a]->args[q], bound);
+                }
+                /* does holds one tuple per role: always a cheap generator. */
+                long score = (long)bnd * 1000 + (long)sub * 300 - (long)fresh + (ar == bnd ? 1000000 : 0) +
+                             (l->rel == r->rel_does ? 500000 : 0);
+                if (score > best) {
+                    best = score;
+                    pick = i;
+                }
+            }
+        }
+        if (pick == UINT32_MAX) { /* only filters left with unbound variables */
+            ok = false;
+            break;
+        }
+        used[pick] = true;
+        out->order[k] = pick;
+        const clit_t *l = &c->body[pick];
+        out->index_pos[k] = -1;
+        if (l->kind == CL_POS) {
+            /* Index path: a whole bound argument (code p << 8), else a bound
+             * argument q of a function term at p (code p << 8 | q + 1), so
+             * that (true (cell ?x ?y b)) with ?x bound probes by ?x. */
+            bool full = true;
+            for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) full &= all_bound(l->args[a], bound);
+            if (full) out->index_pos[k] = INDEX_MEMBER;
+            for (uint32_t a = 0; a < r->rels[l->rel].arity && out->index_pos[k] == -1; a++)
+                if (is_bound(l->args[a], bound)) out->index_pos[k] = (int32_t)(a << 8);
+            for (uint32_t a = 0; a < r->rels[l->rel].arity && out->index_pos[k] == -1; a++) {
+                const pat_t *ap = l->args[a];
+                if (ap->kind != PAT_FN) continue;
+                for (uint32_t q = 0; q < ap->arity && q < 255 && out->index_pos[k] == -1; q++)
+                    if (is_bound(ap->args[q], bound)) out->index_pos[k] = (int32_t)(a << 8 | (q + 1));
+            }
+            for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) mark_vars(l->args[a], bound);
+        } else if (!lit_ready(r, l, bound)) {
+            ok = false;
+            break;
+        }
+    }
+    if (ok)
+        for (uint32_t a = 0; a < r->rels[c->head_rel].arity; a++)
+            if (!all_bound(c->head[a], bound)) ok = false;
+    free(bound);
+    free(used);
+    return ok;
+}
+
+/* Compile one flattened rule (an AST head plus a list of non-or literals). */
+static void compile_flat(builder_t *b, const rule_t *src, const flat_t *f)
+{
+    rules_t *r = b->r;
+    var_map_t vm = {0};
+    crule_t c = {.src_off = src->off};
+    c.head_rel = rel_of(b, src->head->sym, term_arity(src->head));
+    c.head = sentence_args(b, src->head, &vm);
+    c.body = arena_calloc(r->arena, f->n ? f->n : 1, sizeof *c.body);
+    /* Equalities from (not (distinct a b)) are collected and unified. */
+    pat_t **eq_l = xcalloc(f->n ? f->n : 1, sizeof *eq_l), **eq_r = xcalloc(f->n ? f->n : 1, sizeof *eq_r);
+    uint32_t n_eq = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        const lit_t *l = f->lits[i];
+        clit_t *cl = &c.body[c.n_body];
+        switch (l->kind) {
+        case LIT_ATOM:
+        case LIT_NOT:
+            cl->kind = l->kind == LIT_ATOM ? CL_POS : CL_NEG;
+            cl->rel = rel_of(b, l->atom->sym, term_arity(l->atom));
+            cl->args = sentence_args(b, l->atom, &vm);
+            c.n_body++;
+            break;
+        case LIT_DISTINCT:
+            cl->kind = CL_DISTINCT;
+            cl->lhs = pat_from_term(b, l->lhs, &vm);
+            cl->rhs = pat_from_term(b, l->rhs, &vm);
+            c.n_body++;
+            break;
+        case LIT_EQUAL:
+            eq_l[n_eq] = pat_from_term(b, l->lhs, &vm);
+            eq_r[n_eq++] = pat_from_term(b, l->rhs, &vm);
+            break;
+        case LIT_OR: break; /* expanded before */
+        }
+    }
+    if (n_eq) {
+        pat_t **subst = xcalloc(vm.n ? vm.n : 1, sizeof *subst);
+        bool ok = true;
+        for (uint32_t i = 0; i < n_eq && ok; i++) ok = unify(subst, eq_l[i], eq_r[i]);
+        if (!ok) { /* the equality can never hold: the rule never fires */
+            free(subst);
+            free(eq_l);
+            free(eq_r);
+            free(vm.syms);
+            return;
+        }
+        uint32_t *map = xmalloc((vm.n ? vm.n : 1) * sizeof *map);
+        memset(map, 0xff, (vm.n ? vm.n : 1) * sizeof *map);
+        uint32_t nv = 0;
+        uint32_t ar = r->rels[c.head_rel].arity;
+        pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
+        for (uint32_t a = 0; a < ar; a++) head[a] = renumber(b, apply(b, subst, c.head[a]), map, &nv);
+        c.head = head;
+        for (uint32_t i = 0; i < c.n_body; i++) {
+            clit_t *cl = &c.body[i];
+            if (cl->kind == CL_DISTINCT) {
+                cl->lhs = renumber(b, apply(b, subst, cl->lhs), map, &nv);
+                cl->rhs = renumber(b, apply(b, subst, cl->rhs), map, &nv);
+            } else {
+                uint32_t la = r->rels[cl->rel].arity;
+                pat_t **args = arena_calloc(r->arena, la ? la : 1, sizeof *args);
+                for (uint32_t a = 0; a < la; a++) args[a] = renumber(b, apply(b, subst, cl->args[a]), map, &nv);
+                cl->args = args;
+            }
+        }
+        c.n_vars = nv;
+        free(map);
+        free(subst);
+    } else {
+        c.n_vars = vm.n;
+    }
+    free(eq_l);
+    free(eq_r);
+    free(vm.syms);
+    for (uint32_t a = 0; a < r->rels[c.head_rel].arity; a++) pat_seal(r, c.head[a]);
+    for (uint32_t i = 0; i < c.n_body; i++) {
+        clit_t *cl = &c.body[i];
+        if (cl->kind == CL_DISTINCT) {
+            pat_seal(r, cl->lhs);
+            pat_seal(r, cl->rhs);
+        } else {
+            for (uint32_t a = 0; a < r->rels[cl->rel].arity; a++) pat_seal(r, cl->args[a]);
+        }
+    }
+    if (!plan_order(b, &c, UINT32_MAX, &c.plan)) {
+        diag_error(b->d, b->p->src, src->off,
+                   "unsafe rule: a variable of the head, of a 'not' or of a 'distinct' is not bound by a positive literal");
+        b->errors++;
+        return;
+    }
+    r->rels[c.head_rel].has_rules = true;
+    c.seq = b->n_rules;
+    XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+    b->rules[b->n_rules++] = c;
+}
+
+static void expand(builder_t *b, const rule_t *src, uint32_t i, flat_t *f)
+{
+    if (i == src->n_body) {
+        compile_flat(b, src, f);
+        return;
+    }
+    const lit_t *l = src->body[i];
+    if (l->kind != LIT_OR) {
+        XVEC_RESERVE(&f->lits, &f->cap, f->n + 1);
+        f->lits[f->n++] = l;
+        expand(b, src, i + 1, f);
+        f->n--;
+        return;
+    }
+    for (uint32_t k = 0; k < l->n_disj; k++) {
+        /* A nested or (never in the corpus) is flattened the same way. */
+        const lit_t *dj = l->disj[k];
+        uint32_t saved = f->n;
+        if (dj->kind == LIT_OR) {
+            for (uint32_t m = 0; m < dj->n_disj; m++) {
+                XVEC_RESERVE(&f->lits, &f->cap, f->n + 1);
+                f->lits[f->n++] = dj->disj[m];
+                expand(b, src, i + 1, f);
+                f->n = saved;
+            }
+            continue;
+        }
+        XVEC_RESERVE(&f->lits, &f->cap, f->n + 1);
+        f->lits[f->n++] = dj;
+        expand(b, src, i + 1, f);
+        f->n = saved;
+    }
+}
+
+/* ------------------------------------------------- phases and rule order */
+
+static void compute_phases(rules_t *r, const crule_t *rules, uint32_t n)
+{
+    if (r->rel_true != REL_NONE) r->rels[r->rel_true].phase = PHASE_STATE;
+    if (r->rel_does != REL_NONE) r->rels[r->rel_does].phase = PHASE_MOVE;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < n; i++) {
+            const crule_t *c = &rules[i];
+            phase_t ph = r->rels[c->head_rel].phase;
+            for (uint32_t k = 0; k < c->n_body; k++)
+                if (c->body[k].kind != CL_DISTINCT && r->rels[c->body[k].rel].phase > ph)
+                    ph = r->rels[c->body[k].rel].phase;
+            if (ph > r->rels[c->head_rel].phase) {
+                r->rels[c->head_rel].phase = ph;
+                changed = true;
+            }
+        }
+    }
+}
+
+/* Conservative unifiability of a head with a literal of another rule:
+ * variables match anything (repeated variables are not checked), which can
+ * only add dependencies, never lose one. */
+static bool may_unify(const pat_t *a, const pat_t *b)
+{
+    if (a->kind == PAT_VAR || b->kind == PAT_VAR) return true;
+    if (a->ground && b->ground) return a->term == b->term;
+    if (a->kind == PAT_CONST || b->kind == PAT_CONST) return false; /* const vs non-ground fn */
+    if (a->functor != b->functor || a->arity != b->arity) return false;
+    for (uint32_t i = 0; i < a->arity; i++)
+        if (!may_unify(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+typedef struct edge {
+    uint32_t to;
+    bool neg;
+} edge_t;
+
+typedef struct graph {
+    edge_t **out;
+    uint32_t *n_out, *cap_out;
+    uint32_t n;
+    /* Tarjan */
+    uint32_t *index, *low, *stack, *comp;
+    bool *on_stack;
+    uint32_t next_index, sp, n_comp;
+} graph_t;
+
+static void tarjan(graph_t *g, uint32_t v)
+{
+    /* Iterative Tarjan: an explicit call stack of (vertex, next edge). */
+    uint32_t *cs_v = xmalloc(g->n * sizeof *cs_v), *cs_e = xmalloc(g->n * sizeof *cs_e);
+    uint32_t top = 0;
+    cs_v[top] = v;
+    cs_e[top++] = 0;
+    g->index[v] = g->low[v] = g->next_index++;
+    g->stack[g->sp++] = v;
+    g->on_stack[v] = true;
+    while (top) {
+        uint32_t u = cs_v[top - 1];
+        if (cs_e[top - 1] < g->n_out[u]) {
+            uint32_t w = g->out[u][cs_e[top - 1]++].to;
+            if (g->index[w] == UINT32_MAX) {
+                g->index[w] = g->low[w] = g->next_index++;
+                g->stack[g->sp++] = w;
+                g->on_stack[w] = true;
+                cs_v[top] = w;
+                cs_e[top++] = 0;
+            } else if (g->on_stack[w] && g->index[w] < g->low[u]) {
+                g->low[u] = g->index[w];
+            }
+            continue;
+        }
+        if (g->low[u] == g->index[u]) {
+            uint32_t w;
+            do {
+                w = g->stack[--g->sp];
+                g->on_stack[w] = false;
+                g->comp[w] = g->n_comp;
+            } while (w != u);
+            g->n_comp++;
+        }
+        top--;
+        if (top) {
+            uint32_t p = cs_v[top - 1];
+            if (g->low[u] < g->low[p]) g->low[p] = g->low[u];
+        }
+    }
+    free(cs_v);
+    free(cs_e);
+}
+
+/* Components in evaluation order; within one, creation order (qsort is not
+ * stable, so the sequence number breaks ties and keeps results deterministic). */
+static int cmp_scc(const void *a, const void *b)
+{
+    const crule_t *x = a, *y = b;
+    if (x->scc != y->scc) return x->scc < y->scc ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq ? 1 : 0;
+}
+
+static bool order_rules(builder_t *b)
+{
+    rules_t *r = b->r;
+    uint32_t n = b->n_rules;
+    crule_t *rules = b->rules;
+    /* heads by relation, to find the rules a literal may depend on */
+    uint32_t *first = xmalloc((r->n_rels + 1) * sizeof *first), *by_rel = xmalloc((n ? n : 1) * sizeof *by_rel);
+    memset(first, 0, (r->n_rels + 1) * sizeof *first);
+    for (uint32_t i = 0; i < n; i++) first[rules[i].head_rel + 1]++;
+    for (uint32_t k = 0; k < r->n_rels; k++) first[k + 1] += first[k];
+    uint32_t *fill = xmalloc((r->n_rels + 1) * sizeof *fill);
+    memcpy(fill, first, (r->n_rels + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) by_rel[fill[rules[i].head_rel]++] = i;
+    free(fill);
+
+    graph_t g = {.n = n};
+    g.out = xcalloc(n ? n : 1, sizeof *g.out);
+    g.n_out = xcalloc(n ? n : 1, sizeof *g.n_out);
+    g.cap_out = xcalloc(n ? n : 1, sizeof *g.cap_out);
+    for (uint32_t i = 0; i < n; i++) {
+        const crule_t *c = &rules[i];
+        for (uint32_t k = 0; k < c->n_body; k++) {
+            const clit_t *l = &c->body[k];
+            if (l->kind == CL_DISTINCT) continue;
+            /* The relaxed program ignores negation on non-static relations. */
+            if (l->kind == CL_NEG && r->relaxed && r->rels[l->rel].phase != PHASE_STATIC) continue;
+            for (uint32_t j = first[l->rel]; j < first[l->rel + 1]; j++) {
+                const crule_t *a = &rules[by_rel[j]];
+                bool ok = true;
+                for (uint32_t p = 0; p < r->rels[l->rel].arity && ok; p++) ok = may_unify(a->head[p], l->args[p]);
+                if (!ok) continue;
+                XVEC_RESERVE(&g.out[i], &g.cap_out[i], g.n_out[i] + 1);
+                g.out[i][g.n_out[i]++] = (edge_t){by_rel[j], l->kind == CL_NEG};
+            }
+        }
+    }
+    g.index = xmalloc((n ? n : 1) * sizeof *g.index);
+    memset(g.index, 0xff, (n ? n : 1) * sizeof *g.index);
+    g.low = xmalloc((n ? n : 1) * sizeof *g.low);
+    g.stack = xmalloc((n ? n : 1) * sizeof *g.stack);
+    g.comp = xmalloc((n ? n : 1) * sizeof *g.comp);
+    g.on_stack = xcalloc(n ? n : 1, sizeof *g.on_stack);
+    for (uint32_t v = 0; v < n; v++)
+        if (g.index[v] == UINT32_MAX) tarjan(&g, v);
+    /* Tarjan numbers a component after every component it depends on, so
+     * the component number is already an evaluation order. */
+    bool ok = true;
+    uint32_t *comp_size = xcalloc(g.n_comp ? g.n_comp : 1, sizeof *comp_size);
+    for (uint32_t i = 0; i < n; i++) comp_size[g.comp[i]]++;
+    for (uint32_t i = 0; i < n; i++) {
+        rules[i].scc = g.comp[i];
+        rules[i].recursive = comp_size[g.comp[i]] > 1;
+        for (uint32_t e = 0; e < g.n_out[i]; e++) {
+            if (g.out[i][e].to == i) rules[i].recursive = true;
+            if (g.comp[g.out[i][e].to] == g.comp[i] && g.out[i][e].neg && ok) {
+                diag_error(b->d, b->p->src, rules[i].bridge ? 0 : rules[i].src_off,
+                           "negation inside a recursive cycle: this rule depends negatively on a rule that depends on it");
+                b->errors++;
+                ok = false;
+            }
+        }
+    }
+    r->n_sccs = g.n_comp;
+    for (uint32_t i = 0; i < n; i++) free(g.out[i]);
+    free(g.out);
+    free(g.n_out);
+    free(g.cap_out);
+    free(g.index);
+    free(g.low);
+    free(g.stack);
+    free(g.comp);
+    free(g.on_stack);
+    free(comp_size);
+    free(first);
+    free(by_rel);
+    qsort(rules, n, sizeof *rules, cmp_scc);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ main */
+
+/* A bridge rule head(?x...) <= body(?x...) over the same variables. */
+static void add_bridge(builder_t *b, uint32_t head_rel, uint32_t body_rel)
+{
+    rules_t *r = b->r;
+    uint32_t ar = r->rels[head_rel].arity;
+    crule_t c = {.head_rel = head_rel, .n_vars = ar, .n_body = 1, .bridge = true, .src_off = UINT32_MAX};
+    c.head = arena_calloc(r->arena, ar, sizeof *c.head);
+    c.body = arena_calloc(r->arena, 1, sizeof *c.body);
+    c.body[0].kind = CL_POS;
+    c.body[0].rel = body_rel;
+    c.body[0].args = c.head;
+    for (uint32_t a = 0; a < ar; a++) {
+        pat_t *v = arena_alloc(r->arena, sizeof *v);
+        v->kind = PAT_VAR;
+        v->var = a;
+        c.head[a] = v;
+    }
+    plan_order(b, &c, UINT32_MAX, &c.plan);
+    r->rels[head_rel].has_rules = true;
+    c.seq = b->n_rules;
+    XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+    b->rules[b->n_rules++] = c;
+}
+
+rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags)
+{
+    rules_t *r = xcalloc(1, sizeof *r);
+    r->ts = ts;
+    r->syms = p->syms;
+    r->arena = arena_new(1 << 16);
+    builder_t b = {.r = r, .p = p, .d = d};
+    /* Keyword relations first, so that they exist even when unused. */
+    r->rel_role = rel_of(&b, SYM_ROLE, 1);
+    r->rel_init = rel_of(&b, SYM_INIT, 1);
+    r->rel_true = rel_of(&b, SYM_TRUE, 1);
+    r->rel_does = rel_of(&b, SYM_DOES, 2);
+    r->rel_next = rel_of(&b, SYM_NEXT, 1);
+    r->rel_legal = rel_of(&b, SYM_LEGAL, 2);
+    r->rel_goal = rel_of(&b, SYM_GOAL, 2);
+    r->rel_terminal = rel_of(&b, SYM_TERMINAL, 0);
+    uint32_t cap_roles = 0;
+    flat_t f = {0};
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const rule_t *src = p->rules[i];
+        if (!src->head) continue;
+        if (src->head->sym == SYM_ROLE && src->n_body == 0 && term_arity(src->head) == 1) {
+            XVEC_RESERVE(&r->roles, &cap_roles, r->n_roles + 1);
+            r->roles[r->n_roles++] = ts_const(ts, src->head->args[0]->sym);
+        }
+        /* Old Dresden-style base facts with another arity are dropped, as
+         * GGP-Base's GdlCleaner does (gdl-protocol §2.3). */
+        if ((src->head->sym == SYM_BASE && term_arity(src->head) != 1) ||
+            (src->head->sym == SYM_INPUT && term_arity(src->head) != 2))
+            continue;
+        f.n = 0;
+        expand(&b, src, 0, &f);
+    }
+    free(f.lits);
+    compute_phases(r, b.rules, b.n_rules);
+    if (flags & RULES_RELAXED) {
+        r->relaxed = true;
+        add_bridge(&b, r->rel_true, r->rel_init);
+        add_bridge(&b, r->rel_true, r->rel_next);
+        add_bridge(&b, r->rel_does, r->rel_legal);
+    }
+    if (b.errors == 0) order_rules(&b);
+    r->rules = b.rules;
+    r->n_rules = b.n_rules;
+    if (b.errors == 0) {
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            crule_t *c = &r->rules[i];
+            if (!c->recursive) continue;
+            c->delta = arena_calloc(r->arena, c->n_body ? c->n_body : 1, sizeof *c->delta);
+            for (uint32_t k = 0; k < c->n_body; k++) {
+                const clit_t *l = &c->body[k];
+                if (l->kind != CL_POS) continue;
+                /* Only literals of the same component can hold new facts. */
+                if (!plan_order(&b, c, k, &c->delta[k])) c->delta[k] = c->plan;
+            }
+        }
+    }
+    if (b.errors) {
+        rules_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void rules_free(rules_t *r)
+{
+    if (!r) return;
+    free(r->rules);
+    free(r->rels);
+    free(r->roles);
+    arena_free(r->arena);
+    free(r);
+}

@@ -1,0 +1,116 @@
+/* rules.h - the normalised rule program that both engines evaluate.
+ *
+ * From a validated GDL program (gdl/ast.h):
+ *  - `or` is expanded into one rule per choice of disjuncts (gdl-protocol
+ *    §2.1; GGP-Base's DeORer), `(not (distinct a b))` is applied as a
+ *    unification of a and b;
+ *  - terms become patterns with numbered variable slots, ground subterms
+ *    interned once;
+ *  - each body is reordered so that every `not` and `distinct` comes after
+ *    the positive literals that bind its variables (the corpus writes
+ *    `distinct` first; gdl-protocol §2.1, test_distinct_beginning_rule);
+ *  - relations are classified: static (independent of true and does),
+ *    state (depends on true only) and move (depends on does);
+ *  - rules are ordered by the strongly connected components of the
+ *    rule-level dependency graph (rule B depends on rule A when A's head
+ *    unifies with a body literal of B), which stratifies the 14 corpus games
+ *    whose goal is defined through `not goal` (gdl-protocol §2.4). */
+#ifndef GGP_REASONER_RULES_H
+#define GGP_REASONER_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "gdl/ast.h"
+#include "reasoner/terms.h"
+
+typedef enum { PAT_CONST, PAT_VAR, PAT_FN } pat_kind_t;
+
+typedef struct pat {
+    pat_kind_t kind;
+    bool ground;        /* no variables inside */
+    uint32_t var;       /* PAT_VAR: slot */
+    tid_t term;         /* PAT_CONST, and ground PAT_FN: the interned term */
+    sym_t functor;      /* PAT_FN */
+    uint32_t arity;     /* PAT_FN */
+    struct pat **args;  /* PAT_FN */
+} pat_t;
+
+typedef enum { CL_POS, CL_NEG, CL_DISTINCT } clit_kind_t;
+
+typedef struct clit {
+    clit_kind_t kind;
+    uint32_t rel;    /* CL_POS, CL_NEG */
+    pat_t **args;    /* rel's arity patterns */
+    pat_t *lhs, *rhs; /* CL_DISTINCT */
+} clit_t;
+
+/* One evaluation order of a rule body. index_pos[i] is the index path of
+ * literal order[i] used to probe the relation (-1: scan): argument p as
+ * p << 8, or argument q of the function term at p as p << 8 | (q + 1);
+ * INDEX_MEMBER when every argument is bound (a hash membership test). */
+#define INDEX_MEMBER (-2)
+typedef struct corder {
+    uint32_t *order;
+    int32_t *index_pos;
+} corder_t;
+
+typedef enum { PHASE_STATIC, PHASE_STATE, PHASE_MOVE } phase_t;
+
+typedef struct crule {
+    uint32_t head_rel;
+    pat_t **head;       /* head_rel's arity patterns */
+    uint32_t n_vars;
+    uint32_t n_body;
+    clit_t *body;       /* in source order (after or-expansion) */
+    corder_t plan;      /* the default order */
+    corder_t *delta;    /* per body literal: order starting with it (recursive rules) */
+    uint32_t scc;       /* component index in evaluation order */
+    bool recursive;     /* its component is cyclic */
+    bool bridge;        /* a RULES_RELAXED bridge rule */
+    uint32_t src_off;   /* source offset of the original rule */
+    uint32_t seq;       /* creation order, to keep sorting deterministic */
+} crule_t;
+
+typedef struct crel {
+    sym_t name;
+    uint32_t arity;
+    phase_t phase;
+    bool has_rules;     /* appears as some head */
+} crel_t;
+
+typedef struct rules {
+    term_store_t *ts;   /* not owned */
+    const symtab_t *syms;
+    crel_t *rels;
+    uint32_t n_rels;
+    crule_t *rules;     /* sorted by evaluation order (scc ascending) */
+    uint32_t n_rules;
+    uint32_t n_sccs;
+    /* keyword relations (UINT32_MAX if absent) */
+    uint32_t rel_role, rel_init, rel_true, rel_does, rel_next, rel_legal, rel_goal, rel_terminal;
+    tid_t *roles;       /* role constants in description order */
+    uint32_t n_roles;
+    bool relaxed;
+    arena_t *arena;
+} rules_t;
+
+#define REL_NONE UINT32_MAX
+
+/* Flags of rules_compile. RULES_RELAXED builds the program the grounder
+ * runs: negation on non-static relations is ignored when ordering, and
+ * bridge rules true(x) <= init(x), true(x) <= next(x), does(r,m) <=
+ * legal(r,m) make one fixpoint compute every fluent, move and atom that
+ * can ever hold (an over-approximation). Bridge rules have src_off
+ * UINT32_MAX. */
+#define RULES_RELAXED 1u
+
+/* Normalise p. Returns NULL after reporting to d if the program cannot be
+ * evaluated (unsafe rule, unstratifiable negation, ...). */
+rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags);
+void rules_free(rules_t *r);
+/* Find a relation by name and arity (REL_NONE if absent). */
+uint32_t rules_find_rel(const rules_t *r, sym_t name, uint32_t arity);
+
+#endif

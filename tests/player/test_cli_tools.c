@@ -1,0 +1,448 @@
+/* test_cli_tools.c - `ggp replay`, `ggp trace` and `ggp perft` run as
+ * programs (GGP_BIN) on small games: verdicts and exit codes of replays of
+ * good and corrupted traces, trace/replay round trips, perft figures of
+ * tic-tac-toe, and option errors (exit 2). */
+#include "testutil.h"
+
+#include <unistd.h>
+
+static const char *games_dir;  /* shared/games, or NULL (then tests skip) */
+static const char *traces_dir; /* shared/traces, or NULL */
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    assert_true(n >= 0);
+    char *s = malloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return s;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Run a command; returns its exit status and frees or returns its output. */
+static int run(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int run(char **out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *cmd = vformat(fmt, ap);
+    va_end(ap);
+    char *o = NULL;
+    int rc = tu_run(cmd, &o);
+    if (out) *out = o;
+    else free(o);
+    free(cmd);
+    return rc;
+}
+
+static char *tmp_path(const char *tag)
+{
+    char *p = xasprintf("/tmp/ggp_cli_tools_%ld_%s", (long)getpid(), tag);
+    return p;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *ttt_kif(void) { return xasprintf("%s/ticTacToe.kif", games_dir); }
+
+/* The reference tic-tac-toe trace, or NULL (skip). */
+static char *ttt_trace_text(void)
+{
+    if (!games_dir || !traces_dir) return NULL;
+    char *p = xasprintf("%s/ticTacToe.1.trace", traces_dir);
+    char *t = tu_read_file(p);
+    free(p);
+    return t;
+}
+
+/* The first line of text that starts with prefix, or NULL. */
+static char *find_line(char *text, const char *prefix)
+{
+    for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, prefix, strlen(prefix))) return l;
+    return NULL;
+}
+
+/* Replace the first occurrence of old at or after from, in place
+ * (reallocating *text). */
+static void replace_at(char **text, char *from, const char *old, const char *new_)
+{
+    char *p = strstr(from, old);
+    assert_non_null(p);
+    size_t pre = (size_t)(p - *text), ol = strlen(old), nl = strlen(new_), len = strlen(*text);
+    char *r = malloc(len - ol + nl + 1);
+    memcpy(r, *text, pre);
+    memcpy(r + pre, new_, nl);
+    memcpy(r + pre + nl, p + ol, len - pre - ol + 1);
+    free(*text);
+    *text = r;
+}
+
+/* Replay a (modified) trace text; returns the exit status, output in *out. */
+static int replay_text(const char *text, const char *tag, char **out)
+{
+    char *kif = ttt_kif(), *path = tmp_path(tag);
+    write_text(path, text);
+    int rc = run(out, "%s replay %s %s --quiet", GGP_BIN, kif, path);
+    unlink(path);
+    free(path);
+    free(kif);
+    return rc;
+}
+
+static void test_replay_reference(void **state)
+{
+    (void)state;
+    if (!games_dir || !traces_dir) return;
+    char *out;
+    int rc = run(&out, "%s replay %s/ticTacToe.kif %s/ticTacToe.1.trace %s/ticTacToe.2.trace", GGP_BIN, games_dir,
+                 traces_dir, traces_dir);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "ticTacToe.1.trace: ok"));
+    assert_non_null(strstr(out, "ticTacToe.2.trace: ok"));
+    assert_non_null(strstr(out, "replayed 2 traces: 2 ok, 0 failed"));
+    free(out);
+}
+
+static void test_replay_corrupted_legal(void **state)
+{
+    (void)state;
+    char *t = ttt_trace_text();
+    if (!t) return;
+    /* At step 3 oplayer moves: drop its first legal move from the trace. */
+    char *l = find_line(t, "(step 3 ");
+    assert_non_null(l);
+    char *lg = strstr(l, "(legal oplayer (mark ");
+    assert_non_null(lg);
+    char *m = lg + strlen("(legal oplayer ");
+    char *me = strchr(m, ')');
+    char *dropped = strndup(m, (size_t)(me + 1 - m));
+    char *needle = xasprintf("%s ", dropped);
+    replace_at(&t, m, needle, "");
+    char *out;
+    assert_int_equal(replay_text(t, "legal", &out), 1);
+    char *want = xasprintf("step 3: legal of oplayer differs: expected nothing got %s (", dropped);
+    if (!strstr(out, want)) fail_msg("want '%s' in:\n%s", want, out);
+    assert_non_null(strstr(out, "replayed 1 trace: 0 ok, 1 failed"));
+    free(want);
+    free(out);
+    free(needle);
+    free(dropped);
+    free(t);
+}
+
+static void test_replay_corrupted_state(void **state)
+{
+    (void)state;
+    char *t = ttt_trace_text();
+    if (!t) return;
+    /* Step 4 is xplayer's turn; claim it is oplayer's. */
+    replace_at(&t, find_line(t, "(step 4 "), "(control xplayer)", "(control oplayer)");
+    char *out;
+    assert_int_equal(replay_text(t, "state", &out), 1);
+    if (!strstr(out, "step 4: state differs: expected (control oplayer) got (control xplayer)"))
+        fail_msg("unexpected output:\n%s", out);
+    free(out);
+    free(t);
+}
+
+static void test_replay_corrupted_goal_and_terminal(void **state)
+{
+    (void)state;
+    char *t = ttt_trace_text();
+    if (!t) return;
+    char *orig = strdup(t);
+    char *term = find_line(t, "(terminal ");
+    assert_non_null(term);
+    unsigned k = (unsigned)atoi(term + strlen("(terminal "));
+    char *g = strstr(term, "(goal xplayer ");
+    assert_non_null(g);
+    char *ge = strchr(g, ')');
+    char *old = strndup(g, (size_t)(ge + 1 - g));
+    replace_at(&t, term, old, "(goal xplayer 37)");
+    char *out;
+    assert_int_equal(replay_text(t, "goal", &out), 1);
+    char *want = xasprintf("terminal %u: goal of xplayer differs: expected 37 got ", k);
+    if (!strstr(out, want)) fail_msg("want '%s' in:\n%s", want, out);
+    free(want);
+    free(out);
+
+    /* The terminal line as a step line without moves: the flag differs. */
+    free(t);
+    t = orig;
+    term = find_line(t, "(terminal ");
+    char *goals = strstr(term, " (goal ");
+    size_t head = (size_t)(term - t);
+    char *st = xasprintf("%.*s(step%.*s (legal xplayer) (legal oplayer))\n", (int)head, t,
+                         (int)(goals - term - (int)strlen("(terminal")), term + strlen("(terminal"));
+    assert_int_equal(replay_text(st, "terminal", &out), 1);
+    want = xasprintf("step %u: terminal differs: expected non-terminal got terminal", k);
+    if (!strstr(out, want)) fail_msg("want '%s' in:\n%s", want, out);
+    free(want);
+    free(out);
+    free(st);
+    free(old);
+    free(t);
+}
+
+static void test_replay_illegal_move(void **state)
+{
+    (void)state;
+    char *t = ttt_trace_text();
+    if (!t) return;
+    char *l = find_line(t, "(step 2 ");
+    char *d = strstr(l, "(does xplayer ");
+    char *mv = d + strlen("(does xplayer ");
+    char *de = strchr(mv, ')');
+    if (*mv == '(') de = strchr(de + 1, ')'); /* (does xplayer (mark i j)) */
+    char *old = strndup(d, (size_t)(de + 1 - d));
+    replace_at(&t, l, old, "(does xplayer (mark 4 4))");
+    char *out;
+    assert_int_equal(replay_text(t, "illegal", &out), 1);
+    if (!strstr(out, "step 2: move of xplayer not accepted: (mark 4 4)")) fail_msg("unexpected output:\n%s", out);
+    free(out);
+    free(old);
+    free(t);
+}
+
+/* Case of keys, spacing, line breaks inside a form and the order of a set
+ * do not matter. */
+static void test_replay_whitespace_and_case(void **state)
+{
+    (void)state;
+    char *t = ttt_trace_text();
+    if (!t) return;
+    size_t n = strlen(t);
+    char *w = malloc(4 * n + 1), *o = w;
+    for (char *p = t; *p; p++) {
+        if (*p == ' ') {
+            memcpy(o, " \t ", 3);
+            o += 3;
+        } else if (*p == '(' && p != t && p[-1] == ' ' && !strncmp(p, "(legal", 6)) {
+            memcpy(o, "\n  (", 4);
+            o += 4;
+        } else if (*p >= 'a' && *p <= 'z' && (p - t) % 3 == 0) {
+            *o++ = (char)(*p - 'a' + 'A');
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    char *out;
+    int rc = replay_text(w, "spaces", &out);
+    if (rc != 0) fail_msg("rc %d:\n%s\n--- trace:\n%s", rc, out, w);
+    free(out);
+    free(t);
+    /* swap two legal moves of xplayer at step 0 */
+    t = ttt_trace_text();
+    replace_at(&t, t, "(mark 1 1) (mark 1 2)", "(mark 1 2) (mark 1 1)");
+    assert_int_equal(replay_text(t, "order", &out), 0);
+    free(out);
+    free(w);
+    free(t);
+}
+
+static void test_replay_malformed(void **state)
+{
+    (void)state;
+    if (!games_dir) return;
+    char *out;
+    assert_int_equal(replay_text("(game ticTacToe)\n(roles xplayer oplayer)\n(step 0 (state (cell 1 1 b)\n", "unbal",
+                                 &out),
+                     2);
+    assert_non_null(strstr(out, "error"));
+    free(out);
+    assert_int_equal(replay_text("(game ticTacToe)\n(roles xplayer oplayer)\n(step 1 (state) (legal xplayer) "
+                                 "(legal oplayer))\n",
+                                 "stepno", &out),
+                     2);
+    if (!strstr(out, ":3:1: error: expected (step 0")) fail_msg("unexpected output:\n%s", out);
+    free(out);
+    assert_int_equal(replay_text("(game ticTacToe)\n(roles xplayer oplayer)\n(step 0 (state) (legal xplayer) "
+                                 "(legal nobody))\n",
+                                 "role", &out),
+                     2);
+    assert_non_null(strstr(out, "expected a role"));
+    free(out);
+    /* wrong roles: a divergence, not a format error */
+    assert_int_equal(replay_text("(game ticTacToe)\n(roles oplayer xplayer)\n(step 0 (state) (legal xplayer) "
+                                 "(legal oplayer))\n",
+                                 "roles", &out),
+                     1);
+    assert_non_null(strstr(out, "roles differ"));
+    free(out);
+}
+
+static void test_trace_roundtrip(void **state)
+{
+    (void)state;
+    if (!games_dir) return;
+    char *kif = ttt_kif(), *a = tmp_path("a"), *b = tmp_path("b"), *c = tmp_path("c");
+    char *out;
+    assert_int_equal(run(&out, "{ %s trace %s --seed 7 --quiet > %s; }", GGP_BIN, kif, a), 0);
+    free(out);
+    assert_int_equal(run(&out, "{ %s trace %s --seed 7 --engine rules --quiet > %s; }", GGP_BIN, kif, b), 0);
+    free(out);
+    char *ta = tu_read_file(a), *tb = tu_read_file(b);
+    assert_non_null(ta);
+    assert_non_null(tb);
+    /* same seed, same trace, whatever the engine */
+    assert_string_equal(ta, tb);
+    const char *head = "(game ticTacToe)\n(roles xplayer oplayer)\n(step 0 (state (cell 1 1 b) ";
+    if (strncmp(ta, head, strlen(head))) fail_msg("unexpected trace:\n%.400s", ta);
+    assert_non_null(find_line(ta, "(terminal "));
+    assert_int_equal(run(&out, "%s replay %s %s", GGP_BIN, kif, a), 0);
+    assert_non_null(strstr(out, "replayed 1 trace: 1 ok, 0 failed"));
+    free(out);
+    /* another seed, another game (at least one of a few) */
+    bool differs = false;
+    for (int s = 8; s < 12 && !differs; s++) {
+        assert_int_equal(run(&out, "{ %s trace %s --seed %d --quiet > %s; }", GGP_BIN, kif, s, c), 0);
+        free(out);
+        char *tc = tu_read_file(c);
+        differs = strcmp(ta, tc) != 0;
+        free(tc);
+    }
+    assert_true(differs);
+    /* a cut playout ends with a step line without moves, and replays */
+    assert_int_equal(run(&out, "{ %s trace %s --seed 3 --max-steps 2 --quiet > %s; }", GGP_BIN, kif, c), 0);
+    free(out);
+    char *tc = tu_read_file(c);
+    char *last = find_line(tc, "(step 2 ");
+    assert_non_null(last);
+    assert_null(strstr(last, "(does"));
+    assert_null(find_line(tc, "(terminal"));
+    assert_int_equal(run(&out, "%s replay %s %s --quiet", GGP_BIN, kif, c), 0);
+    free(out);
+    free(tc);
+    free(ta);
+    free(tb);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    free(a);
+    free(b);
+    free(c);
+    free(kif);
+}
+
+/* Tic-tac-toe figures, from Henry Bottomley, "Tic-tac-toe"
+ * (http://www.se16.info/hgb/tictactoe.htm): 255168 games, 5478 positions;
+ * by ply, games ended 1440/5328/47952/72576/127872 at plies 5..9 and
+ * positions 9/72/252/756/1260/1520/1140/390/78 at plies 1..9. The paths are
+ * 9*8*...*(9-d+1) minus the games that ended before ply d, times what is
+ * left. All were also checked by an independent brute force (a Python
+ * enumeration of the 3x3 board) while writing this test. */
+static void test_perft_tictactoe(void **state)
+{
+    (void)state;
+    if (!games_dir) return;
+    static const char *want[] = {
+        "depth 1: paths=9 states=9 terminals=0\n",
+        "depth 2: paths=72 states=72 terminals=0\n",
+        "depth 3: paths=504 states=252 terminals=0\n",
+        "depth 4: paths=3024 states=756 terminals=0\n",
+        "depth 5: paths=15120 states=1260 terminals=1440\n",
+        "depth 6: paths=54720 states=1520 terminals=5328\n",
+        "depth 7: paths=148176 states=1140 terminals=47952\n",
+        "depth 8: paths=200448 states=390 terminals=72576\n",
+        "depth 9: paths=127872 states=78 terminals=127872\n",
+    };
+    char *out;
+    assert_int_equal(run(&out, "%s perft %s/ticTacToe.kif --depth 9 --quiet", GGP_BIN, games_dir), 0);
+    for (int d = 0; d < 9; d++)
+        if (!strstr(out, want[d])) fail_msg("want '%s' in:\n%s", want[d], out);
+    assert_null(strstr(out, "depth 10"));
+    free(out);
+    /* the rules engine agrees (shallower, it is slower) */
+    assert_int_equal(run(&out, "%s perft %s/ticTacToe.kif --depth 5 --engine rules --quiet", GGP_BIN, games_dir), 0);
+    for (int d = 0; d < 5; d++)
+        if (!strstr(out, want[d])) fail_msg("want '%s' in:\n%s", want[d], out);
+    free(out);
+}
+
+static void test_bad_options(void **state)
+{
+    (void)state;
+    /* Option errors are found before any file is read, so these hold (and
+     * run) without the corpus too. */
+    char *k = games_dir ? ttt_kif() : strdup("/nonexistent/ticTacToe.kif");
+    struct {
+        const char *args;
+        int rc;
+    } cases[] = {
+        {"replay", 2},
+        {"replay KIF", 2},
+        {"replay KIF t.trace --engine magic", 2},
+        {"replay KIF t.trace --engine", 2},
+        {"replay KIF t.trace --bogus", 2},
+        {"replay KIF /nonexistent/x.trace", 2},
+        {"replay /nonexistent/x.kif /nonexistent/x.trace", 2},
+        {"trace", 2},
+        {"trace KIF --seed abc", 2},
+        {"trace KIF --seed -1", 2},
+        {"trace KIF --max-steps", 2},
+        {"trace KIF --bogus 1", 2},
+        {"trace KIF other.kif", 2},
+        {"perft KIF", 2},
+        {"perft KIF --depth 0", 2},
+        {"perft KIF --depth 65", 2},
+        {"perft KIF --depth x", 2},
+        {"perft KIF --depth 2 --engine magic", 2},
+        {"replay --help", 0},
+        {"trace --help", 0},
+        {"perft --help", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        /* KIF stands for the rule file */
+        const char *at = strstr(cases[i].args, "KIF");
+        char *args = at ? xasprintf("%.*s%s%s", (int)(at - cases[i].args), cases[i].args, k, at + 3)
+                        : strdup(cases[i].args);
+        char *out;
+        int rc = run(&out, "%s %s", GGP_BIN, args);
+        if (rc != cases[i].rc) fail_msg("ggp %s: exit %d, expected %d:\n%s", args, rc, cases[i].rc, out);
+        if (cases[i].rc == 0) assert_non_null(strstr(out, "usage: ggp"));
+        free(out);
+        free(args);
+    }
+    free(k);
+}
+
+int main(void)
+{
+    const char *s = tu_shared("games"); /* a static buffer: copy */
+    games_dir = s ? strdup(s) : NULL;
+    s = tu_shared("traces");
+    traces_dir = s ? strdup(s) : NULL;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay_reference),
+        cmocka_unit_test(test_replay_corrupted_legal),
+        cmocka_unit_test(test_replay_corrupted_state),
+        cmocka_unit_test(test_replay_corrupted_goal_and_terminal),
+        cmocka_unit_test(test_replay_illegal_move),
+        cmocka_unit_test(test_replay_whitespace_and_case),
+        cmocka_unit_test(test_replay_malformed),
+        cmocka_unit_test(test_trace_roundtrip),
+        cmocka_unit_test(test_perft_tictactoe),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,220 @@
+/* test_differential.c - the two engines agree: seeded random games played
+ * with the propnet and the rules engine side by side must give the same
+ * state text, legal move texts, terminal flag and goal values at every step
+ * (the differential check of GGP-Base's reasoner tests; issue "The
+ * reasoner", item 6). Moves are picked from the propnet's sorted texts and
+ * found in the rules engine with game_move_from_text, which is checked too.
+ * A game the propnet cannot ground is reported and skipped. */
+#include "testutil.h"
+
+#include "base/rng.h"
+#include "gdl/ast.h"
+#include "gdl/validate.h"
+#include "reasoner/game.h"
+
+typedef struct loaded_game {
+    src_t *src;
+    symtab_t *syms;
+    program_t *prog;
+    gdl_info_t info;
+} loaded_game_t;
+
+static bool load_game(const char *path, loaded_game_t *l)
+{
+    *l = (loaded_game_t){0};
+    const char *err;
+    l->src = src_read_file(path, &err);
+    if (!l->src) {
+        printf("note: cannot read %s (%s); skipped\n", path, err);
+        return false;
+    }
+    tu_diag_t td;
+    tu_diag_open(&td);
+    unsigned errors;
+    l->syms = symtab_new();
+    l->prog = gdl_parse_src(l->src, l->syms, &td.d, &errors);
+    if (!errors) errors = gdl_validate(l->prog, &td.d, &l->info);
+    if (errors) fail_msg("%s does not load:\n%s", path, tu_diag_text(&td));
+    tu_diag_close(&td);
+    return true;
+}
+
+static void unload_game(loaded_game_t *l)
+{
+    gdl_info_free(&l->info);
+    program_free(l->prog);
+    symtab_free(l->syms);
+    src_free(l->src);
+}
+
+static char *state_text(const game_t *g, const game_state_t *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    game_state_print(g, s, f, true);
+    fclose(f);
+    return buf;
+}
+
+typedef struct named {
+    const char *text;
+    move_id_t id;
+} named_t;
+
+static int cmp_named(const void *a, const void *b)
+{
+    return strcmp(((const named_t *)a)->text, ((const named_t *)b)->text);
+}
+
+/* The legal moves of a role as (text, id), sorted by text. */
+static named_t *legal_named(game_ctx_t *c, uint32_t r, uint32_t *n)
+{
+    const move_id_t *m;
+    *n = game_legal(c, r, &m);
+    named_t *v = calloc(*n ? *n : 1, sizeof *v);
+    for (uint32_t i = 0; i < *n; i++) v[i] = (named_t){game_move_name(game_ctx_game(c), r, m[i], true), m[i]};
+    qsort(v, *n, sizeof *v, cmp_named);
+    return v;
+}
+
+typedef struct diff_game {
+    const char *name;
+    unsigned max_steps; /* cap for long games */
+} diff_game_t;
+
+static const diff_game_t diff_games[] = {
+    {"ticTacToe", 100},     {"connectFour", 100}, {"breakthrough", 150},   {"3pConnectFour", 100},
+    {"gt_prisoner", 100},   {"eightPuzzle", 100}, {"hex", 150},            {"chess", 40},
+    {"connectFourSimultaneous", 100}, {"pentago", 100}, {"4pffa", 60},     {"tictactoe_3player", 100},
+    {"blocksWorld", 100},   {"sum15", 100},       {"roshambo2", 100},
+};
+enum { SEEDS_PER_GAME = 3 };
+
+/* Play one seeded game with both engines; fail on the first difference. */
+static void play_both(const char *game, uint64_t seed, unsigned max_steps, const game_t *ga, const game_t *gb,
+                      unsigned *steps)
+{
+    uint32_t nr = game_num_roles(ga);
+    game_ctx_t *ca = game_ctx_new(ga), *cb = game_ctx_new(gb);
+    game_state_t *sa = game_state_new(ga), *sb = game_state_new(gb);
+    game_initial(ca, sa);
+    game_initial(cb, sb);
+    game_ctx_set_state(ca, sa);
+    game_ctx_set_state(cb, sb);
+    rng_t rng;
+    rng_seed(&rng, seed);
+    move_id_t *ja = calloc(nr, sizeof *ja), *jb = calloc(nr, sizeof *jb);
+    for (unsigned k = 0; k <= max_steps; k++) {
+        char *ta = state_text(ga, game_ctx_state(ca)), *tb = state_text(gb, game_ctx_state(cb));
+        if (strcmp(ta, tb)) fail_msg("%s seed %llu step %u: states differ:\npropnet: %.3000s\nrules:   %.3000s", game,
+                                     (unsigned long long)seed, k, ta, tb);
+        free(ta);
+        free(tb);
+        bool term = game_is_terminal(ca);
+        if (term != game_is_terminal(cb))
+            fail_msg("%s seed %llu step %u: terminal differs: propnet %d rules %d", game, (unsigned long long)seed, k,
+                     term, !term);
+        for (uint32_t r = 0; r < nr; r++) {
+            int va = game_goal(ca, r), vb = game_goal(cb, r);
+            if (va != vb)
+                fail_msg("%s seed %llu step %u: goal of %s differs: propnet %d rules %d", game,
+                         (unsigned long long)seed, k, game_role_name(ga, r), va, vb);
+        }
+        if (term || k == max_steps) break;
+        bool stuck = false;
+        for (uint32_t r = 0; r < nr; r++) {
+            uint32_t na, nb;
+            named_t *la = legal_named(ca, r, &na), *lb = legal_named(cb, r, &nb);
+            bool same = na == nb;
+            for (uint32_t i = 0; same && i < na; i++) same = !strcmp(la[i].text, lb[i].text);
+            if (!same) {
+                fprintf(stderr, "%s seed %llu step %u: legal moves of %s differ\n", game, (unsigned long long)seed, k,
+                        game_role_name(ga, r));
+                for (uint32_t i = 0; i < na; i++) fprintf(stderr, "  propnet: %s\n", la[i].text);
+                for (uint32_t i = 0; i < nb; i++) fprintf(stderr, "  rules:   %s\n", lb[i].text);
+                fail_msg("%s seed %llu step %u: legal moves of %s differ (%u vs %u)", game,
+                         (unsigned long long)seed, k, game_role_name(ga, r), na, nb);
+            }
+            if (na == 0) {
+                printf("note: %s seed %llu step %u: %s has no legal move (a defect of the rules)\n", game,
+                       (unsigned long long)seed, k, game_role_name(ga, r));
+                stuck = true;
+            } else {
+                uint32_t pick = rng_below(&rng, na);
+                ja[r] = la[pick].id;
+                const char *text = la[pick].text;
+                if (!game_move_from_text(cb, r, text, strlen(text), &jb[r]))
+                    fail_msg("%s seed %llu step %u: rules engine does not accept %s's move %s", game,
+                             (unsigned long long)seed, k, game_role_name(ga, r), text);
+                assert_string_equal(game_move_name(gb, r, jb[r], true), text);
+                /* and the propnet reads its own text back to the same id */
+                move_id_t back;
+                assert_true(game_move_from_text(ca, r, text, strlen(text), &back));
+                assert_int_equal(back, ja[r]);
+            }
+            free(la);
+            free(lb);
+        }
+        if (stuck) break;
+        game_ctx_play(ca, ja);
+        game_ctx_play(cb, jb);
+        (*steps)++;
+    }
+    free(ja);
+    free(jb);
+    game_state_free(sa);
+    game_state_free(sb);
+    game_ctx_free(ca);
+    game_ctx_free(cb);
+}
+
+static void test_engines_agree(void **state)
+{
+    (void)state;
+    const char *dir = tu_shared("games");
+    if (!dir) return;
+    char *games = strdup(dir);
+    unsigned played = 0, steps = 0, skipped = 0;
+    for (size_t i = 0; i < sizeof diff_games / sizeof *diff_games; i++) {
+        const diff_game_t *dg = &diff_games[i];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.kif", games, dg->name);
+        loaded_game_t l;
+        if (!load_game(path, &l)) {
+            skipped++;
+            continue;
+        }
+        tu_diag_t td;
+        tu_diag_open(&td);
+        game_options_t pn = {.engine = ENGINE_PROPNET, .quiet = true};
+        game_options_t ru = {.engine = ENGINE_RULES, .quiet = true};
+        game_t *ga = game_compile(l.prog, &pn, &td.d);
+        game_t *gb = game_compile(l.prog, &ru, &td.d);
+        if (!gb) fail_msg("%s: the rules engine does not compile it:\n%s", dg->name, tu_diag_text(&td));
+        tu_diag_close(&td);
+        if (!ga) {
+            printf("note: the propnet does not ground %s; skipped\n", dg->name);
+            skipped++;
+        } else {
+            assert_int_equal(game_num_roles(ga), game_num_roles(gb));
+            for (uint32_t r = 0; r < game_num_roles(ga); r++)
+                assert_string_equal(game_role_name(ga, r), game_role_name(gb, r));
+            for (unsigned s = 0; s < SEEDS_PER_GAME; s++) {
+                play_both(dg->name, rng_derive(20240601, i * SEEDS_PER_GAME + s), dg->max_steps, ga, gb, &steps);
+                played++;
+            }
+            game_free(ga);
+        }
+        game_free(gb);
+        unload_game(&l);
+    }
+    printf("engines agree on %u games (%u joint moves); %u game(s) skipped\n", played, steps, skipped);
+    free(games);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_engines_agree)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
