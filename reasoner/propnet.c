@@ -80,6 +80,8 @@ typedef struct pgame {
     int **goal_value;
     uint32_t n_next;
     uint32_t *next_prop, *next_bit;
+    uint32_t *bit_of_next_prop; /* per proposition: its next-state bit, or UINT32_MAX */
+    uint32_t *const_next;       /* next-state bits that always hold (static next) */
 } pgame_t;
 
 typedef struct pctx {
@@ -91,6 +93,9 @@ typedef struct pctx {
     uint32_t *n_bucket, *cap_bucket;
     uint64_t *pending; /* bitmap over levels with work */
     uint8_t *dirty;    /* per block: a cyclic block to recompute */
+    uint32_t *applied; /* the base bitset the circuit currently holds */
+    uint32_t *last_does; /* per role: the does proposition set, or UINT32_MAX */
+    uint32_t *next_bits; /* the next state, kept up to date by set_prop */
     bool state_done, legal_done;
     move_id_t **legal;
     uint32_t *n_legal;
@@ -441,6 +446,13 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
         g->next_bit[i] = bit_of_tuple[relstore_find(tr, relstore_tuple(nx, i))];
     }
     free(bit_of_tuple);
+    g->bit_of_next_prop = xmalloc(n_props * sizeof *g->bit_of_next_prop);
+    memset(g->bit_of_next_prop, 0xff, n_props * sizeof *g->bit_of_next_prop);
+    g->const_next = xcalloc(g->n_words ? g->n_words : 1, sizeof *g->const_next);
+    for (uint32_t i = 0; i < g->n_next; i++) {
+        if (g->next_prop[i] == PROP_TRUE) g->const_next[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
+        else g->bit_of_next_prop[g->next_prop[i]] = g->next_bit[i];
+    }
     /* Terminal. */
     const relstore_t *te = rel.store[r->rel_terminal];
     g->terminal_prop = te->n == 0 ? PROP_FALSE
@@ -554,6 +566,9 @@ static void pg_state_changed(game_ctx_t *cc)
 static void push_flip(pctx_t *c, uint32_t p, uint8_t v)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
+    /* Every change of a proposition passes here: keep the next state. */
+    uint32_t nb = g->bit_of_next_prop[p];
+    if (nb != UINT32_MAX) c->next_bits[nb >> 5] ^= 1u << (nb & 31);
     uint32_t lv = g->prop_level[p];
     XVEC_RESERVE(&c->bucket[lv], &c->cap_bucket[lv], c->n_bucket[lv] + 1);
     c->bucket[lv][c->n_bucket[lv]++] = p << 1 | v;
@@ -678,6 +693,9 @@ static void full_eval(pctx_t *c)
         if (!g->blocks[g->inst_block[i]].cyclic && n == g->inst_lit[i + 1] - g->inst_lit[i])
             c->orcount[g->inst_head[i]]++;
     }
+    for (uint32_t i = 0; i < g->n_next; i++)
+        if (g->next_prop[i] != PROP_TRUE && c->val[g->next_prop[i]])
+            c->next_bits[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
 }
 
 static void ensure_state(pctx_t *c)
@@ -685,7 +703,16 @@ static void ensure_state(pctx_t *c)
     if (c->state_done) return;
     const pgame_t *g = (const pgame_t *)c->base.g;
     const game_state_t *s = c->base.cur;
-    for (uint32_t b = 0; b < g->n_base; b++) set_prop(c, g->base_prop[b], (s->data[b >> 5] >> (b & 31)) & 1);
+    /* Only the base propositions that differ from the circuit's. */
+    for (uint32_t w = 0; w < g->n_words; w++) {
+        uint32_t diff = s->data[w] ^ c->applied[w];
+        while (diff) {
+            uint32_t b = w * 32 + (uint32_t)__builtin_ctz(diff);
+            diff &= diff - 1;
+            set_prop(c, g->base_prop[b], (s->data[w] >> (b & 31)) & 1);
+        }
+        c->applied[w] = s->data[w];
+    }
     propagate(c);
     c->state_done = true;
     c->legal_done = false;
@@ -744,19 +771,19 @@ static void pg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     pctx_t *c = (pctx_t *)cc;
     const pgame_t *g = (const pgame_t *)cc->g;
     ensure_state(c);
-    /* Inputs: exactly the joint move's does propositions. */
-    for (uint32_t r = 0; r < g->base.n_roles; r++) c->val[g->does_prop[r][joint[r]]] |= 2;
-    for (uint32_t p = g->move_layer.clear_lo; p < g->move_does_hi; p++) {
-        uint8_t v = c->val[p] >> 1;
-        c->val[p] &= 1;
-        set_prop(c, p, v);
+    /* Inputs: exactly the joint move's does propositions (the previous
+     * joint's go off, unless chosen again). */
+    uint32_t nr = g->base.n_roles;
+    for (uint32_t r = 0; r < nr; r++)
+        if (c->last_does[r] != UINT32_MAX) set_prop(c, c->last_does[r], 0);
+    for (uint32_t r = 0; r < nr; r++) {
+        c->last_does[r] = g->does_prop[r][joint[r]];
+        set_prop(c, c->last_does[r], 1);
     }
     propagate(c);
     game_state_reserve(out, g->n_words);
     out->n = g->n_words;
-    memset(out->data, 0, g->n_words * sizeof *out->data);
-    for (uint32_t i = 0; i < g->n_next; i++)
-        if (c->val[g->next_prop[i]]) out->data[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
+    for (uint32_t w = 0; w < g->n_words; w++) out->data[w] = c->next_bits[w] | g->const_next[w];
 }
 
 static void pg_state_print(const game_t *gg, const game_state_t *s, FILE *out, bool canonical)
@@ -786,6 +813,10 @@ static game_ctx_t *pg_ctx_new(const game_t *gg)
     c->cap_bucket = xcalloc(nl, sizeof *c->cap_bucket);
     c->pending = xcalloc((nl + 63) / 64, sizeof *c->pending);
     c->dirty = xcalloc(nl, 1);
+    c->applied = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->applied);
+    c->next_bits = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->next_bits);
+    c->last_does = xmalloc((g->base.n_roles ? g->base.n_roles : 1) * sizeof *c->last_does);
+    memset(c->last_does, 0xff, (g->base.n_roles ? g->base.n_roles : 1) * sizeof *c->last_does);
     full_eval(c);
     uint32_t n = g->base.n_roles ? g->base.n_roles : 1;
     c->legal = xcalloc(n, sizeof *c->legal);
@@ -809,6 +840,9 @@ static void pg_ctx_free(game_ctx_t *cc)
     free(c->cap_bucket);
     free(c->pending);
     free(c->dirty);
+    free(c->applied);
+    free(c->next_bits);
+    free(c->last_does);
     game_ctx_base_free(cc);
     free(c);
 }
@@ -863,6 +897,8 @@ static void pg_destroy(game_t *gg)
     free(g->init_bits);
     free(g->next_prop);
     free(g->next_bit);
+    free(g->bit_of_next_prop);
+    free(g->const_next);
     free(g->inst_head);
     free(g->inst_lit);
     free(g->lits);
