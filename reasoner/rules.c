@@ -514,6 +514,150 @@ static void remap_lit(builder_t *b, clit_t *l, const uint32_t *map)
     l->args = args;
 }
 
+/* Join decomposition: the body literals that are connected through
+ * variables other than the head's form components; a component that has
+ * variables of its own only tells the rest of the rule whether it holds for
+ * the head variables it shares, so it becomes an auxiliary relation over
+ * those. Breakthrough's frame rule
+ *     (next (cellHolds ?x3 ?y3 ?s)) <= (true (cellHolds ?x3 ?y3 ?s)) (role ?p)
+ *         (does ?p (move ?x1 ?y1 ?x2 ?y2)) (distinctCell ?x1 ?y1 ?x3 ?y3) ...
+ * becomes (true (cellHolds ?x3 ?y3 ?s)) (aux ?x3 ?y3): the ground rules go
+ * from cells x pieces x moves to cells x moves, and a change of one cell
+ * no longer touches every move's instance. */
+static void split_components(builder_t *b)
+{
+    rules_t *r = b->r;
+    uint32_t n = b->n_rules;
+    for (uint32_t i = 0; i < n; i++) {
+        crule_t c = b->rules[i];
+        if (c.n_body < 2 || c.bridge) continue;
+        uint32_t nv = c.n_vars ? c.n_vars : 1, nb = c.n_body;
+        uint32_t *in_head = xcalloc(nv, sizeof *in_head), *first = xmalloc(nv * sizeof *first);
+        uint32_t *parent = xmalloc(nb * sizeof *parent), *cnt = xcalloc(nv, sizeof *cnt);
+        memset(first, 0xff, nv * sizeof *first);
+        for (uint32_t a = 0; a < r->rels[c.head_rel].arity; a++) count_vars(c.head[a], in_head);
+        for (uint32_t k = 0; k < nb; k++) parent[k] = k;
+        for (uint32_t k = 0; k < nb; k++) {
+            memset(cnt, 0, nv * sizeof *cnt);
+            lit_count_vars(r, &c.body[k], cnt);
+            for (uint32_t v = 0; v < c.n_vars; v++) {
+                if (!cnt[v] || in_head[v]) continue;
+                if (first[v] == UINT32_MAX) {
+                    first[v] = k;
+                    continue;
+                }
+                uint32_t x = k, y = first[v];
+                while (parent[x] != x) x = parent[x];
+                while (parent[y] != y) y = parent[y];
+                if (x != y) parent[x < y ? y : x] = x < y ? x : y;
+            }
+        }
+        for (uint32_t k = 0; k < nb; k++) {
+            uint32_t x = k;
+            while (parent[x] != x) x = parent[x];
+            parent[k] = x;
+        }
+        bool changed = false;
+        clit_t *body = arena_calloc(r->arena, nb, sizeof *body);
+        uint32_t n_body = 0;
+        bool *done = xcalloc(nb, sizeof *done);
+        for (uint32_t root = 0; root < nb; root++) {
+            uint32_t size = 0, n_pos = 0;
+            bool existential = false;
+            memset(cnt, 0, nv * sizeof *cnt);
+            for (uint32_t k = 0; k < nb; k++)
+                if (parent[k] == root) {
+                    size++;
+                    n_pos += c.body[k].kind == CL_POS;
+                    lit_count_vars(r, &c.body[k], cnt);
+                }
+            if (!size) continue;
+            for (uint32_t v = 0; v < c.n_vars; v++) existential |= cnt[v] && !in_head[v];
+            bool split = existential && n_pos > 0 && size < nb;
+            crule_t a = {0};
+            uint32_t n_keep = 0, *inv = NULL;
+            if (split) {
+                uint32_t *map = xmalloc(nv * sizeof *map);
+                inv = xmalloc(nv * sizeof *inv);
+                for (uint32_t v = 0; v < c.n_vars; v++)
+                    if (cnt[v] && in_head[v]) {
+                        inv[n_keep] = v;
+                        map[v] = n_keep++;
+                    }
+                uint32_t m = n_keep;
+                for (uint32_t v = 0; v < c.n_vars; v++)
+                    if (cnt[v] && !in_head[v]) map[v] = m++;
+                a.n_vars = m;
+                a.src_off = c.src_off;
+                a.head = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *a.head);
+                for (uint32_t j = 0; j < n_keep; j++) {
+                    pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+                    pv->kind = PAT_VAR;
+                    pv->var = j;
+                    a.head[j] = pv;
+                }
+                a.body = arena_calloc(r->arena, size, sizeof *a.body);
+                for (uint32_t k = 0; k < nb; k++)
+                    if (parent[k] == root) {
+                        a.body[a.n_body] = c.body[k];
+                        remap_lit(b, &a.body[a.n_body++], map);
+                    }
+                free(map);
+                /* The auxiliary rule must be safe on its own. */
+                XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+                a.head_rel = r->n_rels;
+                if (!plan_order(b, &a, UINT32_MAX, &a.plan)) split = false;
+            }
+            if (!split) {
+                for (uint32_t k = 0; k < nb; k++)
+                    if (parent[k] == root) body[n_body++] = c.body[k];
+                free(inv);
+                continue;
+            }
+            r->n_rels++;
+            a.seq = b->n_rules;
+            XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+            b->rules[b->n_rules++] = a;
+            clit_t *l = &body[n_body++];
+            *l = (clit_t){.kind = CL_POS, .rel = a.head_rel};
+            l->args = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *l->args);
+            for (uint32_t j = 0; j < n_keep; j++) {
+                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+                pv->kind = PAT_VAR;
+                pv->var = inv[j];
+                l->args[j] = pv;
+            }
+            free(inv);
+            changed = true;
+        }
+        free(done);
+        if (changed) {
+            c.body = body;
+            c.n_body = n_body;
+            /* Renumber the remaining variables densely and plan again. */
+            memset(cnt, 0, nv * sizeof *cnt);
+            for (uint32_t a2 = 0; a2 < r->rels[c.head_rel].arity; a2++) count_vars(c.head[a2], cnt);
+            for (uint32_t k = 0; k < c.n_body; k++) lit_count_vars(r, &c.body[k], cnt);
+            uint32_t *map = xmalloc(nv * sizeof *map), m = 0;
+            for (uint32_t v = 0; v < c.n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
+            uint32_t ar = r->rels[c.head_rel].arity;
+            pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
+            for (uint32_t a2 = 0; a2 < ar; a2++) head[a2] = remap(b, c.head[a2], map);
+            c.head = head;
+            for (uint32_t k = 0; k < c.n_body; k++) remap_lit(b, &c.body[k], map);
+            c.n_vars = m;
+            plan_order(b, &c, UINT32_MAX, &c.plan);
+            b->rules[i] = c;
+            free(map);
+        }
+        free(in_head);
+        free(first);
+        free(parent);
+        free(cnt);
+    }
+}
+
 /* Variables that occur in one positive literal and nowhere else in a rule
  * are projected out through an auxiliary relation: in
  *     (next (check ?p rook ?x ?y)) <= (does ?o (move ?piece ?u ?v ?x1 ?y1)) ...
@@ -941,6 +1085,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
         expand(&b, src, 0, &f);
     }
     free(f.lits);
+    if (b.errors == 0) split_components(&b);
     if (b.errors == 0) project_local_vars(&b);
     compute_phases(r, b.rules, b.n_rules);
     if (flags & RULES_RELAXED) {
