@@ -57,6 +57,7 @@ typedef struct pgame {
     block_t *blocks;
     uint32_t n_blocks;
     uint32_t *inst_block;
+    uint32_t *inst_meta;    /* literal count | cyclic block << 31 */
     uint32_t *prop_level;
     uint32_t *prop_cblock;  /* the cyclic block that defines it, or UINT32_MAX */
     uint32_t move_does_hi;  /* does propositions are [move_layer.clear_lo, move_does_hi) */
@@ -89,9 +90,9 @@ typedef struct pctx {
     uint8_t *val;
     uint32_t *count;   /* per instance: satisfied literals */
     uint32_t *orcount; /* per proposition: satisfied acyclic instances */
-    uint32_t **bucket; /* per level: pending flips (prop << 1 | new value) */
-    uint32_t *n_bucket, *cap_bucket;
-    uint64_t *pending; /* bitmap over levels with work */
+    uint32_t *stack;   /* pending flips (prop << 1 | new value) */
+    uint32_t n_stack, cap_stack;
+    uint64_t *pending; /* bitmap over blocks to recompute */
     uint8_t *dirty;    /* per block: a cyclic block to recompute */
     uint32_t *applied; /* the base bitset the circuit currently holds */
     uint32_t *last_does; /* per role: the does proposition set, or UINT32_MAX */
@@ -243,6 +244,9 @@ static void build_propagation(pgame_t *g)
             if (g->prop_level[h] < b + 1) g->prop_level[h] = b + 1;
             if (g->blocks[b].cyclic) g->prop_cblock[h] = b;
         }
+    g->inst_meta = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_meta);
+    for (uint32_t i = 0; i < g->n_inst; i++)
+        g->inst_meta[i] = (g->inst_lit[i + 1] - g->inst_lit[i]) | (uint32_t)g->blocks[g->inst_block[i]].cyclic << 31;
     g->fan_off = xcalloc(g->n_props + 1, sizeof *g->fan_off);
     for (uint32_t k = 0; k < g->inst_lit[g->n_inst]; k++) g->fan_off[(g->lits[k] >> 1) + 1]++;
     for (uint32_t p = 0; p < g->n_props; p++) g->fan_off[p + 1] += g->fan_off[p];
@@ -569,17 +573,15 @@ static void push_flip(pctx_t *c, uint32_t p, uint8_t v)
     /* Every change of a proposition passes here: keep the next state. */
     uint32_t nb = g->bit_of_next_prop[p];
     if (nb != UINT32_MAX) c->next_bits[nb >> 5] ^= 1u << (nb & 31);
-    uint32_t lv = g->prop_level[p];
-    XVEC_RESERVE(&c->bucket[lv], &c->cap_bucket[lv], c->n_bucket[lv] + 1);
-    c->bucket[lv][c->n_bucket[lv]++] = p << 1 | v;
-    c->pending[lv >> 6] |= 1ULL << (lv & 63);
+    XVEC_RESERVE(&c->stack, &c->cap_stack, c->n_stack + 1);
+    c->stack[c->n_stack++] = p << 1 | v;
 }
 
 static void mark_dirty(pctx_t *c, uint32_t b)
 {
     if (c->dirty[b]) return;
     c->dirty[b] = 1;
-    c->pending[(b + 1) >> 6] |= 1ULL << ((b + 1) & 63);
+    c->pending[b >> 6] |= 1ULL << (b & 63);
 }
 
 static void set_prop(pctx_t *c, uint32_t p, uint8_t v)
@@ -633,47 +635,52 @@ static void recompute_cyclic(pctx_t *c, uint32_t b)
     free(old);
 }
 
+/* Counter propagation is order-independent on the acyclic part (each flip
+ * is applied to the counters exactly once), so flips are processed from a
+ * stack as they come; cyclic blocks are recomputed once no flip is
+ * pending, lowest block first, and their changes propagate in turn. */
 static void propagate(pctx_t *c)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
-    uint32_t n_words = (g->n_blocks + 1 + 63) / 64;
+    const uint32_t *fan = g->fan, *fan_off = g->fan_off, *meta = g->inst_meta, *head = g->inst_head;
+    uint32_t *count = c->count, *orcount = c->orcount;
+    uint32_t n_words = (g->n_blocks + 63) / 64;
     for (;;) {
+        while (c->n_stack) {
+            uint32_t e = c->stack[--c->n_stack];
+            uint32_t p = e >> 1, v = e & 1;
+            for (uint32_t f = fan_off[p], fe = fan_off[p + 1]; f < fe; f++) {
+                uint32_t i = fan[f] >> 1, m = meta[i];
+                if (m >> 31) { /* an instance of a cyclic block */
+                    uint32_t b = g->inst_block[i];
+                    if (g->prop_cblock[p] != b) mark_dirty(c, b);
+                    continue;
+                }
+                uint32_t n = m & 0x7fffffffu;
+                bool was = count[i] == n;
+                count[i] += v != (fan[f] & 1) ? 1 : (uint32_t)-1;
+                bool now = count[i] == n;
+                if (was == now) continue;
+                uint32_t h = head[i];
+                orcount[h] += now ? 1 : (uint32_t)-1;
+                if (g->prop_cblock[h] != UINT32_MAX) {
+                    mark_dirty(c, g->prop_cblock[h]);
+                    continue;
+                }
+                uint8_t hv = orcount[h] > 0;
+                if (c->val[h] != hv) {
+                    c->val[h] = hv;
+                    push_flip(c, h, hv);
+                }
+            }
+        }
         uint32_t w = 0;
         while (w < n_words && !c->pending[w]) w++;
         if (w == n_words) return;
-        uint32_t lv = w * 64 + (uint32_t)__builtin_ctzll(c->pending[w]);
-        if (lv > 0 && c->dirty[lv - 1]) {
-            c->dirty[lv - 1] = 0;
-            recompute_cyclic(c, lv - 1);
-        }
-        if (c->n_bucket[lv] == 0) {
-            c->pending[w] &= ~(1ULL << (lv & 63));
-            continue;
-        }
-        uint32_t e = c->bucket[lv][--c->n_bucket[lv]];
-        uint32_t p = e >> 1;
-        uint8_t v = e & 1;
-        for (uint32_t f = g->fan_off[p]; f < g->fan_off[p + 1]; f++) {
-            uint32_t i = g->fan[f] >> 1;
-            uint32_t b = g->inst_block[i];
-            if (g->blocks[b].cyclic) {
-                if (g->prop_cblock[p] != b) mark_dirty(c, b);
-                continue;
-            }
-            uint32_t n = g->inst_lit[i + 1] - g->inst_lit[i];
-            bool was = c->count[i] == n;
-            if (v != (g->fan[f] & 1)) c->count[i]++;
-            else c->count[i]--;
-            bool now = c->count[i] == n;
-            if (was == now) continue;
-            uint32_t h = g->inst_head[i];
-            c->orcount[h] += now ? 1 : (uint32_t)-1;
-            if (g->prop_cblock[h] != UINT32_MAX) {
-                mark_dirty(c, g->prop_cblock[h]);
-                continue;
-            }
-            set_prop(c, h, c->orcount[h] > 0);
-        }
+        uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(c->pending[w]);
+        c->pending[w] &= ~(1ULL << (b & 63));
+        c->dirty[b] = 0;
+        recompute_cyclic(c, b);
     }
 }
 
@@ -808,9 +815,6 @@ static game_ctx_t *pg_ctx_new(const game_t *gg)
     c->count = xcalloc(g->n_inst ? g->n_inst : 1, sizeof *c->count);
     c->orcount = xcalloc(g->n_props, sizeof *c->orcount);
     uint32_t nl = g->n_blocks + 1;
-    c->bucket = xcalloc(nl, sizeof *c->bucket);
-    c->n_bucket = xcalloc(nl, sizeof *c->n_bucket);
-    c->cap_bucket = xcalloc(nl, sizeof *c->cap_bucket);
     c->pending = xcalloc((nl + 63) / 64, sizeof *c->pending);
     c->dirty = xcalloc(nl, 1);
     c->applied = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->applied);
@@ -834,10 +838,7 @@ static void pg_ctx_free(game_ctx_t *cc)
     free(c->val);
     free(c->count);
     free(c->orcount);
-    for (uint32_t l = 0; l <= ((const pgame_t *)cc->g)->n_blocks; l++) free(c->bucket[l]);
-    free(c->bucket);
-    free(c->n_bucket);
-    free(c->cap_bucket);
+    free(c->stack);
     free(c->pending);
     free(c->dirty);
     free(c->applied);
@@ -904,6 +905,7 @@ static void pg_destroy(game_t *gg)
     free(g->lits);
     free(g->blocks);
     free(g->inst_block);
+    free(g->inst_meta);
     free(g->prop_level);
     free(g->prop_cblock);
     free(g->fan_off);
