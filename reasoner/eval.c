@@ -449,6 +449,22 @@ static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
     return idx;
 }
 
+/* Match literal li against tuple t of store s; on success go on with the
+ * rest of the plan; then undo the bindings made here. */
+static void try_tuple(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k, const clit_t *l, uint32_t li,
+                      const relstore_t *s, uint32_t t, uint32_t *trail)
+{
+    const tid_t *tu = relstore_tuple(s, t);
+    uint32_t tp = 0;
+    bool ok = true;
+    for (uint32_t a = 0; a < s->arity && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
+    if (ok) {
+        ev->matched[li] = t;
+        join(ev, c, plan, k + 1);
+    }
+    for (uint32_t u = 0; u < tp; u++) ev->vals[trail[u]] = 0;
+}
+
 static void join_demand(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k, const clit_t *l,
                         uint32_t li)
 {
@@ -476,15 +492,7 @@ static void join_demand(evaluator_t *ev, const crule_t *c, const corder_t *plan,
     /* Indexes, not pointers: nested calls may grow the arrays. */
     for (uint32_t cur = ev->dm[l->rel].first[call]; cur && !ev->aborted;) {
         uint32_t t = cur - 1;
-        const tid_t *tu = relstore_tuple(s, t);
-        uint32_t tp = 0;
-        bool ok = true;
-        for (uint32_t a = 0; a < ar && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
-        if (ok) {
-            ev->matched[li] = t;
-            join(ev, c, plan, k + 1);
-        }
-        for (uint32_t u = 0; u < tp; u++) ev->vals[trail[u]] = 0;
+        try_tuple(ev, c, plan, k, l, li, s, t, trail);
         cur = ev->dm[l->rel].next[t];
     }
     scratch_put(ev, n_trail);
@@ -598,17 +606,9 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
             if (t >= hi) break;
             next_cur = cur + 1;
         }
-        const tid_t *tu = relstore_tuple(s, t);
         if (ev->visits) ev->visits[c - ev->r->rules]++;
         if (ev->deadline.at_ns && !budget_ok(ev)) break;
-        uint32_t tp = 0;
-        bool ok = true;
-        for (uint32_t a = 0; a < ar && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
-        if (ok) {
-            ev->matched[li] = t;
-            join(ev, c, plan, k + 1);
-        }
-        for (uint32_t u = 0; u < tp; u++) ev->vals[trail[u]] = 0;
+        try_tuple(ev, c, plan, k, l, li, s, t, trail);
         if (ev->aborted) break;
         cur = next_cur;
     }

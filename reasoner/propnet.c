@@ -231,8 +231,9 @@ static void build_propagation(pgame_t *g)
     uint32_t nb = g->state_layer.n_blocks + g->move_layer.n_blocks;
     g->n_blocks = nb;
     g->blocks = xmalloc((nb ? nb : 1) * sizeof *g->blocks);
-    memcpy(g->blocks, g->state_layer.blocks, g->state_layer.n_blocks * sizeof *g->blocks);
-    memcpy(g->blocks + g->state_layer.n_blocks, g->move_layer.blocks, g->move_layer.n_blocks * sizeof *g->blocks);
+    if (g->state_layer.n_blocks) memcpy(g->blocks, g->state_layer.blocks, g->state_layer.n_blocks * sizeof *g->blocks);
+    if (g->move_layer.n_blocks)
+        memcpy(g->blocks + g->state_layer.n_blocks, g->move_layer.blocks, g->move_layer.n_blocks * sizeof *g->blocks);
     g->inst_block = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_block);
     g->prop_level = xcalloc(g->n_props, sizeof *g->prop_level);
     g->prop_cblock = xmalloc(g->n_props * sizeof *g->prop_cblock);

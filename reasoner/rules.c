@@ -514,6 +514,28 @@ static void remap_lit(builder_t *b, clit_t *l, const uint32_t *map)
     l->args = args;
 }
 
+/* After literals were replaced: number the remaining variables densely
+ * and plan the body again. */
+static void renumber_and_plan(builder_t *b, crule_t *c)
+{
+    rules_t *r = b->r;
+    uint32_t nv = c->n_vars ? c->n_vars : 1;
+    uint32_t *cnt = xcalloc(nv, sizeof *cnt), *map = xmalloc(nv * sizeof *map);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity; a++) count_vars(c->head[a], cnt);
+    for (uint32_t j = 0; j < c->n_body; j++) lit_count_vars(r, &c->body[j], cnt);
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < c->n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
+    uint32_t ar = r->rels[c->head_rel].arity;
+    pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
+    for (uint32_t a = 0; a < ar; a++) head[a] = remap(b, c->head[a], map);
+    c->head = head;
+    for (uint32_t j = 0; j < c->n_body; j++) remap_lit(b, &c->body[j], map);
+    c->n_vars = m;
+    plan_order(b, c, UINT32_MAX, &c->plan);
+    free(cnt);
+    free(map);
+}
+
 /* Join decomposition: the body literals that are connected through
  * variables other than the head's form components; a component that has
  * variables of its own only tells the rest of the rule whether it holds for
@@ -635,21 +657,8 @@ static void split_components(builder_t *b)
         if (changed) {
             c.body = body;
             c.n_body = n_body;
-            /* Renumber the remaining variables densely and plan again. */
-            memset(cnt, 0, nv * sizeof *cnt);
-            for (uint32_t a2 = 0; a2 < r->rels[c.head_rel].arity; a2++) count_vars(c.head[a2], cnt);
-            for (uint32_t k = 0; k < c.n_body; k++) lit_count_vars(r, &c.body[k], cnt);
-            uint32_t *map = xmalloc(nv * sizeof *map), m = 0;
-            for (uint32_t v = 0; v < c.n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
-            uint32_t ar = r->rels[c.head_rel].arity;
-            pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
-            for (uint32_t a2 = 0; a2 < ar; a2++) head[a2] = remap(b, c.head[a2], map);
-            c.head = head;
-            for (uint32_t k = 0; k < c.n_body; k++) remap_lit(b, &c.body[k], map);
-            c.n_vars = m;
-            plan_order(b, &c, UINT32_MAX, &c.plan);
+            renumber_and_plan(b, &c);
             b->rules[i] = c;
-            free(map);
         }
         free(in_head);
         free(first);
@@ -735,23 +744,8 @@ static void project_local_vars(builder_t *b)
             free(map);
         }
         if (!changed) continue;
-        /* Renumber the rule's remaining variables densely and plan again. */
-        uint32_t nv = c.n_vars ? c.n_vars : 1;
-        uint32_t *cnt = xcalloc(nv, sizeof *cnt), *map = xmalloc(nv * sizeof *map);
-        for (uint32_t a2 = 0; a2 < r->rels[c.head_rel].arity; a2++) count_vars(c.head[a2], cnt);
-        for (uint32_t j = 0; j < c.n_body; j++) lit_count_vars(r, &c.body[j], cnt);
-        uint32_t m = 0;
-        for (uint32_t v = 0; v < c.n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
-        uint32_t ar = r->rels[c.head_rel].arity;
-        pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
-        for (uint32_t a2 = 0; a2 < ar; a2++) head[a2] = remap(b, c.head[a2], map);
-        c.head = head;
-        for (uint32_t j = 0; j < c.n_body; j++) remap_lit(b, &c.body[j], map);
-        c.n_vars = m;
-        plan_order(b, &c, UINT32_MAX, &c.plan);
+        renumber_and_plan(b, &c);
         b->rules[i] = c;
-        free(cnt);
-        free(map);
     }
 }
 
