@@ -5,7 +5,7 @@
 # Two `ggp serve` players on loopback play matches driven by `ggp match`
 # while a busy loop occupies a core, so that the two searches and the loop
 # compete for the two cores. Matches are played until MOVES PLAY replies
-# have been answered; then the slowest reply is reported against the clock,
+# (that needed a search) have been answered; then the slowest reply is reported against the clock,
 # both as the player measured it (request arrival to reply, its log) and as
 # the manager saw it (request sent to reply read, `ggp match --verbose`).
 #
@@ -71,7 +71,9 @@ roles=$("$GGP" check "$GAME" | sed -n 's/^  roles: //p' | wc -w)
 urls=("$url1" "$url2")
 while ((${#urls[@]} < roles)); do urls+=("$url1"); done # (two-role games are the point)
 
-replies() { cat "$tmp"/p*.log | grep -c 'kind=play status=200' || true; }
+# Replies that searched (a forced move is answered at once and says
+# "0 playouts"); MOVES counts these.
+replies() { cat "$tmp"/p*.log | grep 'kind=play status=200' | grep -vc ': 0 playouts' || true; }
 
 matches=0
 while (($(replies) < MOVES && matches < MAX_MATCHES)); do
@@ -79,7 +81,7 @@ while (($(replies) < MOVES && matches < MAX_MATCHES)); do
     "$GGP" match "$GAME" --startclock 1 --playclock "$PLAYCLOCK" --grace-ms "$GRACE" --seed "$matches" \
         --out "$tmp/m$matches.json" --verbose "${urls[@]:0:$roles}" \
         >"$tmp/m$matches.out" 2>"$tmp/m$matches.err" || true
-    printf 'match %d: %s (%d replies so far)\n' "$matches" "$(tail -n 1 "$tmp/m$matches.out")" "$(replies)"
+    printf 'match %d: %s (%d searched replies so far)\n' "$matches" "$(tail -n 1 "$tmp/m$matches.out")" "$(replies)"
 done
 
 clock_ms=$((PLAYCLOCK * 1000))

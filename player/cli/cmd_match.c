@@ -12,6 +12,7 @@
 #include "gdl/sexpr.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
+#include "player/cli/trace_io.h"
 #include "player/manager/http_client.h"
 #include "player/manager/manager.h"
 #include "player/proto/message.h"
@@ -139,25 +140,10 @@ int cmd_match(int argc, char **argv)
         goto out;
     }
 
-    diag_t d;
-    diag_init(&d, stderr);
-    d.max_errors = 100;
     loaded_t l;
-    if (!load_rules(file, &d, &l)) goto out;
-    if (l.errors) {
-        fprintf(stderr, "ggp match: %s: invalid rules (%u error%s)\n", file, l.errors, l.errors == 1 ? "" : "s");
-        loaded_free(&l);
-        rc = EXIT_FAIL;
-        goto out;
-    }
     game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
-    game_t *g = game_compile(l.prog, &opt, &d);
-    if (!g) {
-        fprintf(stderr, "ggp match: %s: the rules do not compile\n", file);
-        loaded_free(&l);
-        rc = EXIT_FAIL;
-        goto out;
-    }
+    game_t *g = cli_game_open("match", file, &opt, &l, &rc);
+    if (!g) goto out;
     uint32_t nr = game_num_roles(g);
     FILE *out = NULL;
     char *rules = NULL;
