@@ -56,10 +56,11 @@ typedef struct pgame {
      * level = block index + 1, inputs at level 0. */
     block_t *blocks;
     uint32_t n_blocks;
-    uint32_t *inst_block;
-    uint32_t *inst_meta;    /* literal count | cyclic block << 31 */
-    uint32_t *prop_level;
-    uint32_t *prop_cblock;  /* the cyclic block that defines it, or UINT32_MAX */
+    uint32_t *inst_meta;    /* literal count | cyclic << 31 */
+    uint32_t *inst_group;   /* cyclic instances: their group */
+    uint32_t n_groups;      /* cyclic groups of propositions, topological order */
+    uint32_t *group_off, *group_inst; /* per group: its cyclic instances */
+    uint32_t *prop_cblock;  /* the cyclic group of a proposition, or UINT32_MAX */
     uint32_t move_does_hi;  /* does propositions are [move_layer.clear_lo, move_does_hi) */
     uint32_t *fan_off;      /* n_props + 1 */
     uint32_t *fan;          /* instance << 1 | negated */
@@ -92,8 +93,8 @@ typedef struct pctx {
     uint32_t *orcount; /* per proposition: satisfied acyclic instances */
     uint32_t *stack;   /* pending flips (prop << 1 | new value) */
     uint32_t n_stack, cap_stack;
-    uint64_t *pending; /* bitmap over blocks to recompute */
-    uint8_t *dirty;    /* per block: a cyclic block to recompute */
+    uint64_t *pending; /* bitmap over cyclic groups to recompute */
+    uint8_t *dirty;    /* per cyclic group: to recompute */
     uint32_t *applied; /* the base bitset the circuit currently holds */
     uint32_t *last_does; /* per role: the does proposition set, or UINT32_MAX */
     uint32_t *next_bits; /* the next state, kept up to date by set_prop */
@@ -225,7 +226,87 @@ static int cmp_named_bit(const void *a, const void *b)
     return strcmp(((const named_bit_t *)a)->canon, ((const named_bit_t *)b)->canon);
 }
 
-/* Levels, fan-outs and cyclic blocks for incremental propagation. */
+/* Strongly connected components of the propositions (edges from each
+ * literal's proposition to its instance's head), iteratively. comp[p] gets
+ * a component number in topological order (inputs first); returns how many
+ * components are cyclic (several propositions, or one that feeds itself),
+ * and marks them in cyclic[comp]. */
+static uint32_t prop_sccs(const pgame_t *g, uint32_t *comp, uint8_t **cyclic_out)
+{
+    uint32_t n = g->n_props;
+    uint32_t *index = xmalloc(n * sizeof *index), *low = xmalloc(n * sizeof *low);
+    uint32_t *stack = xmalloc(n * sizeof *stack), *cs_v = xmalloc(n * sizeof *cs_v), *cs_e = xmalloc(n * sizeof *cs_e);
+    uint8_t *on = xcalloc(n, 1);
+    memset(index, 0xff, n * sizeof *index);
+    uint32_t next = 0, sp = 0, n_comp = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root] != UINT32_MAX) continue;
+        uint32_t top = 0;
+        cs_v[top] = root;
+        cs_e[top++] = g->fan_off[root];
+        index[root] = low[root] = next++;
+        stack[sp++] = root;
+        on[root] = 1;
+        while (top) {
+            uint32_t u = cs_v[top - 1];
+            if (cs_e[top - 1] < g->fan_off[u + 1]) {
+                uint32_t w = g->inst_head[g->fan[cs_e[top - 1]++] >> 1];
+                if (index[w] == UINT32_MAX) {
+                    index[w] = low[w] = next++;
+                    stack[sp++] = w;
+                    on[w] = 1;
+                    cs_v[top] = w;
+                    cs_e[top++] = g->fan_off[w];
+                } else if (on[w] && index[w] < low[u]) {
+                    low[u] = index[w];
+                }
+                continue;
+            }
+            if (low[u] == index[u]) {
+                uint32_t w;
+                do {
+                    w = stack[--sp];
+                    on[w] = 0;
+                    comp[w] = n_comp;
+                } while (w != u);
+                n_comp++;
+            }
+            top--;
+            if (top && low[u] < low[cs_v[top - 1]]) low[cs_v[top - 1]] = low[u];
+        }
+    }
+    /* Tarjan finishes a component after those it feeds: reverse it. */
+    uint32_t *size = xcalloc(n_comp ? n_comp : 1, sizeof *size);
+    for (uint32_t p = 0; p < n; p++) {
+        comp[p] = n_comp - 1 - comp[p];
+        size[comp[p]]++;
+    }
+    uint8_t *cyclic = xcalloc(n_comp ? n_comp : 1, 1);
+    uint32_t n_cyclic = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        bool self = false;
+        for (uint32_t f = g->fan_off[p]; f < g->fan_off[p + 1] && !self; f++) self = g->inst_head[g->fan[f] >> 1] == p;
+        if ((size[comp[p]] > 1 || self) && !cyclic[comp[p]]) {
+            cyclic[comp[p]] = 1;
+            n_cyclic++;
+        }
+    }
+    free(size);
+    free(index);
+    free(low);
+    free(stack);
+    free(cs_v);
+    free(cs_e);
+    free(on);
+    *cyclic_out = cyclic;
+    return n_comp;
+}
+
+/* Fan-outs and cyclic groups for incremental propagation. The rules'
+ * components say where recursion may be; the propositions say where it
+ * is: a recursive count such as Othello's disc tally is acyclic once
+ * ground, so only the propositions of cyclic ground components (Hex's
+ * connectivity) are recomputed, and everything else is kept by counters. */
 static void build_propagation(pgame_t *g)
 {
     uint32_t nb = g->state_layer.n_blocks + g->move_layer.n_blocks;
@@ -234,20 +315,6 @@ static void build_propagation(pgame_t *g)
     if (g->state_layer.n_blocks) memcpy(g->blocks, g->state_layer.blocks, g->state_layer.n_blocks * sizeof *g->blocks);
     if (g->move_layer.n_blocks)
         memcpy(g->blocks + g->state_layer.n_blocks, g->move_layer.blocks, g->move_layer.n_blocks * sizeof *g->blocks);
-    g->inst_block = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_block);
-    g->prop_level = xcalloc(g->n_props, sizeof *g->prop_level);
-    g->prop_cblock = xmalloc(g->n_props * sizeof *g->prop_cblock);
-    memset(g->prop_cblock, 0xff, g->n_props * sizeof *g->prop_cblock);
-    for (uint32_t b = 0; b < nb; b++)
-        for (uint32_t i = g->blocks[b].lo; i < g->blocks[b].hi; i++) {
-            g->inst_block[i] = b;
-            uint32_t h = g->inst_head[i];
-            if (g->prop_level[h] < b + 1) g->prop_level[h] = b + 1;
-            if (g->blocks[b].cyclic) g->prop_cblock[h] = b;
-        }
-    g->inst_meta = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_meta);
-    for (uint32_t i = 0; i < g->n_inst; i++)
-        g->inst_meta[i] = (g->inst_lit[i + 1] - g->inst_lit[i]) | (uint32_t)g->blocks[g->inst_block[i]].cyclic << 31;
     g->fan_off = xcalloc(g->n_props + 1, sizeof *g->fan_off);
     for (uint32_t k = 0; k < g->inst_lit[g->n_inst]; k++) g->fan_off[(g->lits[k] >> 1) + 1]++;
     for (uint32_t p = 0; p < g->n_props; p++) g->fan_off[p + 1] += g->fan_off[p];
@@ -258,6 +325,40 @@ static void build_propagation(pgame_t *g)
         for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1]; k++)
             g->fan[fill[g->lits[k] >> 1]++] = i << 1 | (g->lits[k] & 1);
     free(fill);
+
+    /* Cyclic groups: numbered in topological order among themselves. */
+    uint32_t *comp = xmalloc(g->n_props * sizeof *comp);
+    uint8_t *cyclic;
+    uint32_t n_comp = prop_sccs(g, comp, &cyclic);
+    uint32_t *group_of_comp = xmalloc((n_comp ? n_comp : 1) * sizeof *group_of_comp);
+    g->n_groups = 0;
+    for (uint32_t k = 0; k < n_comp; k++) group_of_comp[k] = cyclic[k] ? g->n_groups++ : UINT32_MAX;
+    g->prop_cblock = xmalloc(g->n_props * sizeof *g->prop_cblock);
+    for (uint32_t p = 0; p < g->n_props; p++) g->prop_cblock[p] = group_of_comp[comp[p]];
+    /* An instance is cyclic when its head and one of its literals are in
+     * the same cyclic group; the group recomputes it. */
+    g->inst_meta = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_meta);
+    g->inst_group = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_group);
+    g->group_off = xcalloc(g->n_groups + 1, sizeof *g->group_off);
+    for (uint32_t i = 0; i < g->n_inst; i++) {
+        uint32_t grp = g->prop_cblock[g->inst_head[i]];
+        bool cyc = false;
+        for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1] && grp != UINT32_MAX && !cyc; k++)
+            cyc = g->prop_cblock[g->lits[k] >> 1] == grp;
+        g->inst_group[i] = cyc ? grp : UINT32_MAX;
+        g->inst_meta[i] = (g->inst_lit[i + 1] - g->inst_lit[i]) | (uint32_t)cyc << 31;
+        if (cyc) g->group_off[grp + 1]++;
+    }
+    for (uint32_t k = 0; k < g->n_groups; k++) g->group_off[k + 1] += g->group_off[k];
+    g->group_inst = xmalloc((g->group_off[g->n_groups] ? g->group_off[g->n_groups] : 1) * sizeof *g->group_inst);
+    uint32_t *gfill = xmalloc((g->n_groups + 1) * sizeof *gfill);
+    memcpy(gfill, g->group_off, (g->n_groups + 1) * sizeof *gfill);
+    for (uint32_t i = 0; i < g->n_inst; i++)
+        if (g->inst_group[i] != UINT32_MAX) g->group_inst[gfill[g->inst_group[i]]++] = i;
+    free(gfill);
+    free(group_of_comp);
+    free(cyclic);
+    free(comp);
 }
 
 static void grounder_free(grounder_t *gr)
@@ -563,10 +664,11 @@ static void pg_state_changed(game_ctx_t *cc)
  * satisfied-literal counts of the instances it feeds (AND) and, through
  * them, the satisfied-instance counts of their heads (OR). Changes are
  * processed level by level (levels follow the rule components), so every
- * proposition settles once its inputs have. A cyclic block (recursion
- * such as connectivity in Hex) is not counted but recomputed from scratch
- * when one of its inputs changes, because counters would keep a cycle
- * supporting itself after its base is gone. */
+ * proposition settles once its inputs have. A cyclic group (recursion
+ * such as connectivity in Hex, cyclic among ground propositions) is not
+ * counted but recomputed from scratch when one of its inputs changes,
+ * because counters would keep a cycle supporting itself after its base is
+ * gone. */
 
 static void push_flip(pctx_t *c, uint32_t p, uint8_t v)
 {
@@ -592,69 +694,66 @@ static void set_prop(pctx_t *c, uint32_t p, uint8_t v)
     push_flip(c, p, v);
 }
 
-static void recompute_cyclic(pctx_t *c, uint32_t b)
+static void recompute_cyclic(pctx_t *c, uint32_t grp)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
-    const block_t *bl = &g->blocks[b];
-    /* Start from the support outside the block, then iterate the block. */
-    uint8_t *nv = c->val; /* values are rewritten in place, flips recorded */
-    uint32_t lo = bl->lo, hi = bl->hi;
-    uint32_t n_heads = 0;
-    for (uint32_t i = lo; i < hi; i++) n_heads++;
-    uint32_t *heads = xmalloc((n_heads ? n_heads : 1) * sizeof *heads);
-    uint8_t *old = xmalloc(n_heads ? n_heads : 1);
-    for (uint32_t i = lo; i < hi; i++) {
-        heads[i - lo] = g->inst_head[i];
-        old[i - lo] = nv[g->inst_head[i]];
+    const uint32_t *list = g->group_inst + g->group_off[grp];
+    uint32_t n = g->group_off[grp + 1] - g->group_off[grp];
+    uint8_t *val = c->val;
+    /* Old values in bit 1, then start from the support outside the group
+     * (orcount counts the acyclic instances) and iterate the group's own. */
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t h = g->inst_head[list[j]];
+        if (!(val[h] & 4)) val[h] = (uint8_t)((val[h] & 1) << 1 | 4);
     }
-    for (uint32_t i = lo; i < hi; i++) nv[g->inst_head[i]] = c->orcount[g->inst_head[i]] > 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t h = g->inst_head[list[j]];
+        val[h] = (val[h] & ~1u) | (c->orcount[h] > 0);
+    }
     bool changed;
     do {
         changed = false;
-        for (uint32_t i = lo; i < hi; i++) {
-            if (nv[g->inst_head[i]]) continue;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t i = list[j], h = g->inst_head[i];
+            if (val[h] & 1) continue;
             uint32_t k = g->inst_lit[i], e = g->inst_lit[i + 1];
             for (; k < e; k++)
-                if (nv[g->lits[k] >> 1] == (g->lits[k] & 1)) break;
+                if ((val[g->lits[k] >> 1] & 1) == (g->lits[k] & 1)) break;
             if (k == e) {
-                nv[g->inst_head[i]] = 1;
+                val[h] |= 1;
                 changed = true;
             }
         }
     } while (changed);
-    /* Each head once: flip the ones that changed (a head listed twice
-     * compares against its first recorded old value only). */
-    for (uint32_t k = 0; k < n_heads; k++) {
-        uint32_t h = heads[k];
-        if (nv[h] != old[k] && !(c->val[h] & 2)) {
-            push_flip(c, h, nv[h]);
-            c->val[h] |= 2; /* seen */
-        }
+    /* Each head once (bit 2 marks it): flip the ones that changed. */
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t h = g->inst_head[list[j]];
+        if (!(val[h] & 4)) continue;
+        uint8_t now = val[h] & 1, before = (val[h] >> 1) & 1;
+        val[h] = now;
+        if (now != before) push_flip(c, h, now);
     }
-    for (uint32_t k = 0; k < n_heads; k++) c->val[heads[k]] &= 1;
-    free(heads);
-    free(old);
 }
 
 /* Counter propagation is order-independent on the acyclic part (each flip
  * is applied to the counters exactly once), so flips are processed from a
- * stack as they come; cyclic blocks are recomputed once no flip is
- * pending, lowest block first, and their changes propagate in turn. */
+ * stack as they come; cyclic groups are recomputed once no flip is
+ * pending, first group first, and their changes propagate in turn. */
 static void propagate(pctx_t *c)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
     const uint32_t *fan = g->fan, *fan_off = g->fan_off, *meta = g->inst_meta, *head = g->inst_head;
     uint32_t *count = c->count, *orcount = c->orcount;
-    uint32_t n_words = (g->n_blocks + 63) / 64;
+    uint32_t n_words = (g->n_groups + 63) / 64;
     for (;;) {
         while (c->n_stack) {
             uint32_t e = c->stack[--c->n_stack];
             uint32_t p = e >> 1, v = e & 1;
             for (uint32_t f = fan_off[p], fe = fan_off[p + 1]; f < fe; f++) {
                 uint32_t i = fan[f] >> 1, m = meta[i];
-                if (m >> 31) { /* an instance of a cyclic block */
-                    uint32_t b = g->inst_block[i];
-                    if (g->prop_cblock[p] != b) mark_dirty(c, b);
+                if (m >> 31) { /* an instance of a cyclic group */
+                    uint32_t grp = g->inst_group[i];
+                    if (g->prop_cblock[p] != grp) mark_dirty(c, grp);
                     continue;
                 }
                 uint32_t n = m & 0x7fffffffu;
@@ -698,7 +797,7 @@ static void full_eval(pctx_t *c)
         for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1]; k++)
             n += c->val[g->lits[k] >> 1] != (g->lits[k] & 1);
         c->count[i] = n;
-        if (!g->blocks[g->inst_block[i]].cyclic && n == g->inst_lit[i + 1] - g->inst_lit[i])
+        if (!(g->inst_meta[i] >> 31) && n == g->inst_lit[i + 1] - g->inst_lit[i])
             c->orcount[g->inst_head[i]]++;
     }
     for (uint32_t i = 0; i < g->n_next; i++)
@@ -815,7 +914,7 @@ static game_ctx_t *pg_ctx_new(const game_t *gg)
     c->val[PROP_TRUE] = 1;
     c->count = xcalloc(g->n_inst ? g->n_inst : 1, sizeof *c->count);
     c->orcount = xcalloc(g->n_props, sizeof *c->orcount);
-    uint32_t nl = g->n_blocks + 1;
+    uint32_t nl = g->n_groups + 1;
     c->pending = xcalloc((nl + 63) / 64, sizeof *c->pending);
     c->dirty = xcalloc(nl, 1);
     c->applied = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->applied);
@@ -905,9 +1004,10 @@ static void pg_destroy(game_t *gg)
     free(g->inst_lit);
     free(g->lits);
     free(g->blocks);
-    free(g->inst_block);
     free(g->inst_meta);
-    free(g->prop_level);
+    free(g->inst_group);
+    free(g->group_off);
+    free(g->group_inst);
     free(g->prop_cblock);
     free(g->fan_off);
     free(g->fan);
