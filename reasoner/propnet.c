@@ -403,14 +403,16 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     }
     evaluator_t stat, rel;
     eval_init(&stat, r, ts, NULL);
-    eval_run_phase(&stat, PHASE_STATIC);
+    deadline_t budget = deadline_in_ms(opt->ground_ms); /* static part included */
+    stat.deadline = budget;
+    bool static_ok = eval_run_phase(&stat, PHASE_STATIC);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
-    rel.deadline = deadline_in_ms(opt->ground_ms);
+    rel.deadline = budget;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
     rel.emit = record;
     rel.emit_ud = &gr;
-    bool ok = eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
+    bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
     if (!ok) {
         if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
         else snprintf(reason, reason_len, "grounding takes longer than %llu ms", (unsigned long long)opt->ground_ms);
