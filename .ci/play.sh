@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
-# The README's main job: install dependencies, build the release binary and
-# run a self-play match on a bundled game (until `ggp play` exists: check it).
+# The README's main job: install what is missing, build the release binary,
+# and play a self-play match on a bundled game (GRAVE against UCT on
+# Connect Four, 7x6), printing the moves, the final board and the goals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./.ci/deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$(nproc)"
-bin=build/release/player/ggp
-if "$bin" --help | grep -q '^  play '; then
-  "$bin" play games/tictactoe.kif --player grave:playouts=2000,seed=1 --player uct:playouts=2000,seed=2
-else
-  "$bin" check ../shared/games/ticTacToe.kif 2>/dev/null || "$bin" check games/*.kif
-fi
+exec build/release/player/ggp play games/connect4.kif \
+    --player grave:playouts=3000,seed=1 --player uct:playouts=3000,seed=2 "$@"

@@ -339,9 +339,8 @@ static const game_vtbl_t rules_vtbl = {
 
 game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d)
 {
-    (void)opt;
     term_store_t *ts = ts_new();
-    rules_t *r = rules_compile(p, ts, d, 0);
+    rules_t *r = rules_compile(p, ts, d, RULES_DEMAND);
     if (!r) {
         ts_free(ts);
         return NULL;
@@ -352,7 +351,19 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     pthread_mutex_init(&g->mlock, NULL);
     g->moves = xcalloc(r->n_roles ? r->n_roles : 1, sizeof *g->moves);
     eval_init(&g->stat, r, ts, NULL);
-    eval_run_phase(&g->stat, PHASE_STATIC);
+    /* Static relations are computed in full, once: a description whose
+     * static part is infinite in practice (laikLee_hex enumerates lists of
+     * distinct cells bottom-up) must fail cleanly rather than hang a
+     * player. The budget is twice the grounding budget. */
+    uint64_t ms = opt && opt->ground_ms ? 2 * opt->ground_ms : 20000;
+    g->stat.deadline = deadline_in_ms(ms);
+    if (!eval_run_phase(&g->stat, PHASE_STATIC)) {
+        diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
+                   (unsigned long long)ms);
+        game_free(&g->base);
+        return NULL;
+    }
+    g->stat.deadline = deadline_none();
     g->base.stats.engine = "rules";
     g->base.stats.rules = r->n_rules;
     return &g->base;

@@ -68,6 +68,18 @@ static inline const tid_t *relstore_tuple(const relstore_t *s, uint32_t i) { ret
 typedef void (*eval_emit_fn)(void *ud, const crule_t *rule, const tid_t *vals, const uint32_t *matched,
                              uint32_t head_idx);
 
+/* Memo of a demand relation (rules.h RULES_DEMAND): the calls asked so far
+ * (their bound arguments), and per call the list of its answers, which are
+ * tuples of the relation's own store. */
+typedef struct demand_memo {
+    relstore_t calls;
+    uint32_t *first;   /* per call: first answer + 1 */
+    uint32_t cap_first;
+    uint32_t *next;    /* per answer tuple: next answer of its call + 1 */
+    uint32_t cap_next;
+    uint32_t active;   /* the call being evaluated */
+} demand_memo_t;
+
 typedef struct evaluator {
     const rules_t *r;
     term_store_t *ts;
@@ -80,6 +92,7 @@ typedef struct evaluator {
     tid_t *scratch;     /* stack for nested builds and trails */
     uint32_t sp, scap;
     uint64_t *visits;   /* optional, per rule: tuples looked at (profiling) */
+    demand_memo_t *dm;  /* per relation (used for demand relations only) */
     uint32_t max_arity;
     /* modes */
     bool relaxed;       /* ignore negation on non-static relations */

@@ -56,9 +56,11 @@ typedef struct pgame {
      * level = block index + 1, inputs at level 0. */
     block_t *blocks;
     uint32_t n_blocks;
-    uint32_t *inst_block;
-    uint32_t *prop_level;
-    uint32_t *prop_cblock;  /* the cyclic block that defines it, or UINT32_MAX */
+    uint32_t *inst_meta;    /* literal count | cyclic << 31 */
+    uint32_t *inst_group;   /* cyclic instances: their group */
+    uint32_t n_groups;      /* cyclic groups of propositions, topological order */
+    uint32_t *group_off, *group_inst; /* per group: its cyclic instances */
+    uint32_t *prop_cblock;  /* the cyclic group of a proposition, or UINT32_MAX */
     uint32_t move_does_hi;  /* does propositions are [move_layer.clear_lo, move_does_hi) */
     uint32_t *fan_off;      /* n_props + 1 */
     uint32_t *fan;          /* instance << 1 | negated */
@@ -80,6 +82,8 @@ typedef struct pgame {
     int **goal_value;
     uint32_t n_next;
     uint32_t *next_prop, *next_bit;
+    uint32_t *bit_of_next_prop; /* per proposition: its next-state bit, or UINT32_MAX */
+    uint32_t *const_next;       /* next-state bits that always hold (static next) */
 } pgame_t;
 
 typedef struct pctx {
@@ -87,10 +91,13 @@ typedef struct pctx {
     uint8_t *val;
     uint32_t *count;   /* per instance: satisfied literals */
     uint32_t *orcount; /* per proposition: satisfied acyclic instances */
-    uint32_t **bucket; /* per level: pending flips (prop << 1 | new value) */
-    uint32_t *n_bucket, *cap_bucket;
-    uint64_t *pending; /* bitmap over levels with work */
-    uint8_t *dirty;    /* per block: a cyclic block to recompute */
+    uint32_t *stack;   /* pending flips (prop << 1 | new value) */
+    uint32_t n_stack, cap_stack;
+    uint64_t *pending; /* bitmap over cyclic groups to recompute */
+    uint8_t *dirty;    /* per cyclic group: to recompute */
+    uint32_t *applied; /* the base bitset the circuit currently holds */
+    uint32_t *last_does; /* per role: the does proposition set, or UINT32_MAX */
+    uint32_t *next_bits; /* the next state, kept up to date by set_prop */
     bool state_done, legal_done;
     move_id_t **legal;
     uint32_t *n_legal;
@@ -219,25 +226,95 @@ static int cmp_named_bit(const void *a, const void *b)
     return strcmp(((const named_bit_t *)a)->canon, ((const named_bit_t *)b)->canon);
 }
 
-/* Levels, fan-outs and cyclic blocks for incremental propagation. */
+/* Strongly connected components of the propositions (edges from each
+ * literal's proposition to its instance's head), iteratively. comp[p] gets
+ * a component number in topological order (inputs first); returns how many
+ * components are cyclic (several propositions, or one that feeds itself),
+ * and marks them in cyclic[comp]. */
+static uint32_t prop_sccs(const pgame_t *g, uint32_t *comp, uint8_t **cyclic_out)
+{
+    uint32_t n = g->n_props;
+    uint32_t *index = xmalloc(n * sizeof *index), *low = xmalloc(n * sizeof *low);
+    uint32_t *stack = xmalloc(n * sizeof *stack), *cs_v = xmalloc(n * sizeof *cs_v), *cs_e = xmalloc(n * sizeof *cs_e);
+    uint8_t *on = xcalloc(n, 1);
+    memset(index, 0xff, n * sizeof *index);
+    uint32_t next = 0, sp = 0, n_comp = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (index[root] != UINT32_MAX) continue;
+        uint32_t top = 0;
+        cs_v[top] = root;
+        cs_e[top++] = g->fan_off[root];
+        index[root] = low[root] = next++;
+        stack[sp++] = root;
+        on[root] = 1;
+        while (top) {
+            uint32_t u = cs_v[top - 1];
+            if (cs_e[top - 1] < g->fan_off[u + 1]) {
+                uint32_t w = g->inst_head[g->fan[cs_e[top - 1]++] >> 1];
+                if (index[w] == UINT32_MAX) {
+                    index[w] = low[w] = next++;
+                    stack[sp++] = w;
+                    on[w] = 1;
+                    cs_v[top] = w;
+                    cs_e[top++] = g->fan_off[w];
+                } else if (on[w] && index[w] < low[u]) {
+                    low[u] = index[w];
+                }
+                continue;
+            }
+            if (low[u] == index[u]) {
+                uint32_t w;
+                do {
+                    w = stack[--sp];
+                    on[w] = 0;
+                    comp[w] = n_comp;
+                } while (w != u);
+                n_comp++;
+            }
+            top--;
+            if (top && low[u] < low[cs_v[top - 1]]) low[cs_v[top - 1]] = low[u];
+        }
+    }
+    /* Tarjan finishes a component after those it feeds: reverse it. */
+    uint32_t *size = xcalloc(n_comp ? n_comp : 1, sizeof *size);
+    for (uint32_t p = 0; p < n; p++) {
+        comp[p] = n_comp - 1 - comp[p];
+        size[comp[p]]++;
+    }
+    uint8_t *cyclic = xcalloc(n_comp ? n_comp : 1, 1);
+    uint32_t n_cyclic = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        bool self = false;
+        for (uint32_t f = g->fan_off[p]; f < g->fan_off[p + 1] && !self; f++) self = g->inst_head[g->fan[f] >> 1] == p;
+        if ((size[comp[p]] > 1 || self) && !cyclic[comp[p]]) {
+            cyclic[comp[p]] = 1;
+            n_cyclic++;
+        }
+    }
+    free(size);
+    free(index);
+    free(low);
+    free(stack);
+    free(cs_v);
+    free(cs_e);
+    free(on);
+    *cyclic_out = cyclic;
+    return n_comp;
+}
+
+/* Fan-outs and cyclic groups for incremental propagation. The rules'
+ * components say where recursion may be; the propositions say where it
+ * is: a recursive count such as Othello's disc tally is acyclic once
+ * ground, so only the propositions of cyclic ground components (Hex's
+ * connectivity) are recomputed, and everything else is kept by counters. */
 static void build_propagation(pgame_t *g)
 {
     uint32_t nb = g->state_layer.n_blocks + g->move_layer.n_blocks;
     g->n_blocks = nb;
     g->blocks = xmalloc((nb ? nb : 1) * sizeof *g->blocks);
-    memcpy(g->blocks, g->state_layer.blocks, g->state_layer.n_blocks * sizeof *g->blocks);
-    memcpy(g->blocks + g->state_layer.n_blocks, g->move_layer.blocks, g->move_layer.n_blocks * sizeof *g->blocks);
-    g->inst_block = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_block);
-    g->prop_level = xcalloc(g->n_props, sizeof *g->prop_level);
-    g->prop_cblock = xmalloc(g->n_props * sizeof *g->prop_cblock);
-    memset(g->prop_cblock, 0xff, g->n_props * sizeof *g->prop_cblock);
-    for (uint32_t b = 0; b < nb; b++)
-        for (uint32_t i = g->blocks[b].lo; i < g->blocks[b].hi; i++) {
-            g->inst_block[i] = b;
-            uint32_t h = g->inst_head[i];
-            if (g->prop_level[h] < b + 1) g->prop_level[h] = b + 1;
-            if (g->blocks[b].cyclic) g->prop_cblock[h] = b;
-        }
+    if (g->state_layer.n_blocks) memcpy(g->blocks, g->state_layer.blocks, g->state_layer.n_blocks * sizeof *g->blocks);
+    if (g->move_layer.n_blocks)
+        memcpy(g->blocks + g->state_layer.n_blocks, g->move_layer.blocks, g->move_layer.n_blocks * sizeof *g->blocks);
     g->fan_off = xcalloc(g->n_props + 1, sizeof *g->fan_off);
     for (uint32_t k = 0; k < g->inst_lit[g->n_inst]; k++) g->fan_off[(g->lits[k] >> 1) + 1]++;
     for (uint32_t p = 0; p < g->n_props; p++) g->fan_off[p + 1] += g->fan_off[p];
@@ -248,6 +325,40 @@ static void build_propagation(pgame_t *g)
         for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1]; k++)
             g->fan[fill[g->lits[k] >> 1]++] = i << 1 | (g->lits[k] & 1);
     free(fill);
+
+    /* Cyclic groups: numbered in topological order among themselves. */
+    uint32_t *comp = xmalloc(g->n_props * sizeof *comp);
+    uint8_t *cyclic;
+    uint32_t n_comp = prop_sccs(g, comp, &cyclic);
+    uint32_t *group_of_comp = xmalloc((n_comp ? n_comp : 1) * sizeof *group_of_comp);
+    g->n_groups = 0;
+    for (uint32_t k = 0; k < n_comp; k++) group_of_comp[k] = cyclic[k] ? g->n_groups++ : UINT32_MAX;
+    g->prop_cblock = xmalloc(g->n_props * sizeof *g->prop_cblock);
+    for (uint32_t p = 0; p < g->n_props; p++) g->prop_cblock[p] = group_of_comp[comp[p]];
+    /* An instance is cyclic when its head and one of its literals are in
+     * the same cyclic group; the group recomputes it. */
+    g->inst_meta = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_meta);
+    g->inst_group = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_group);
+    g->group_off = xcalloc(g->n_groups + 1, sizeof *g->group_off);
+    for (uint32_t i = 0; i < g->n_inst; i++) {
+        uint32_t grp = g->prop_cblock[g->inst_head[i]];
+        bool cyc = false;
+        for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1] && grp != UINT32_MAX && !cyc; k++)
+            cyc = g->prop_cblock[g->lits[k] >> 1] == grp;
+        g->inst_group[i] = cyc ? grp : UINT32_MAX;
+        g->inst_meta[i] = (g->inst_lit[i + 1] - g->inst_lit[i]) | (uint32_t)cyc << 31;
+        if (cyc) g->group_off[grp + 1]++;
+    }
+    for (uint32_t k = 0; k < g->n_groups; k++) g->group_off[k + 1] += g->group_off[k];
+    g->group_inst = xmalloc((g->group_off[g->n_groups] ? g->group_off[g->n_groups] : 1) * sizeof *g->group_inst);
+    uint32_t *gfill = xmalloc((g->n_groups + 1) * sizeof *gfill);
+    memcpy(gfill, g->group_off, (g->n_groups + 1) * sizeof *gfill);
+    for (uint32_t i = 0; i < g->n_inst; i++)
+        if (g->inst_group[i] != UINT32_MAX) g->group_inst[gfill[g->inst_group[i]]++] = i;
+    free(gfill);
+    free(group_of_comp);
+    free(cyclic);
+    free(comp);
 }
 
 static void grounder_free(grounder_t *gr)
@@ -292,14 +403,16 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     }
     evaluator_t stat, rel;
     eval_init(&stat, r, ts, NULL);
-    eval_run_phase(&stat, PHASE_STATIC);
+    deadline_t budget = deadline_in_ms(opt->ground_ms); /* static part included */
+    stat.deadline = budget;
+    bool static_ok = eval_run_phase(&stat, PHASE_STATIC);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
-    rel.deadline = deadline_in_ms(opt->ground_ms);
+    rel.deadline = budget;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
     rel.emit = record;
     rel.emit_ud = &gr;
-    bool ok = eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
+    bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
     if (!ok) {
         if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
         else snprintf(reason, reason_len, "grounding takes longer than %llu ms", (unsigned long long)opt->ground_ms);
@@ -441,6 +554,13 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
         g->next_bit[i] = bit_of_tuple[relstore_find(tr, relstore_tuple(nx, i))];
     }
     free(bit_of_tuple);
+    g->bit_of_next_prop = xmalloc(n_props * sizeof *g->bit_of_next_prop);
+    memset(g->bit_of_next_prop, 0xff, n_props * sizeof *g->bit_of_next_prop);
+    g->const_next = xcalloc(g->n_words ? g->n_words : 1, sizeof *g->const_next);
+    for (uint32_t i = 0; i < g->n_next; i++) {
+        if (g->next_prop[i] == PROP_TRUE) g->const_next[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
+        else g->bit_of_next_prop[g->next_prop[i]] = g->next_bit[i];
+    }
     /* Terminal. */
     const relstore_t *te = rel.store[r->rel_terminal];
     g->terminal_prop = te->n == 0 ? PROP_FALSE
@@ -546,25 +666,27 @@ static void pg_state_changed(game_ctx_t *cc)
  * satisfied-literal counts of the instances it feeds (AND) and, through
  * them, the satisfied-instance counts of their heads (OR). Changes are
  * processed level by level (levels follow the rule components), so every
- * proposition settles once its inputs have. A cyclic block (recursion
- * such as connectivity in Hex) is not counted but recomputed from scratch
- * when one of its inputs changes, because counters would keep a cycle
- * supporting itself after its base is gone. */
+ * proposition settles once its inputs have. A cyclic group (recursion
+ * such as connectivity in Hex, cyclic among ground propositions) is not
+ * counted but recomputed from scratch when one of its inputs changes,
+ * because counters would keep a cycle supporting itself after its base is
+ * gone. */
 
 static void push_flip(pctx_t *c, uint32_t p, uint8_t v)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
-    uint32_t lv = g->prop_level[p];
-    XVEC_RESERVE(&c->bucket[lv], &c->cap_bucket[lv], c->n_bucket[lv] + 1);
-    c->bucket[lv][c->n_bucket[lv]++] = p << 1 | v;
-    c->pending[lv >> 6] |= 1ULL << (lv & 63);
+    /* Every change of a proposition passes here: keep the next state. */
+    uint32_t nb = g->bit_of_next_prop[p];
+    if (nb != UINT32_MAX) c->next_bits[nb >> 5] ^= 1u << (nb & 31);
+    XVEC_RESERVE(&c->stack, &c->cap_stack, c->n_stack + 1);
+    c->stack[c->n_stack++] = p << 1 | v;
 }
 
 static void mark_dirty(pctx_t *c, uint32_t b)
 {
     if (c->dirty[b]) return;
     c->dirty[b] = 1;
-    c->pending[(b + 1) >> 6] |= 1ULL << ((b + 1) & 63);
+    c->pending[b >> 6] |= 1ULL << (b & 63);
 }
 
 static void set_prop(pctx_t *c, uint32_t p, uint8_t v)
@@ -574,91 +696,93 @@ static void set_prop(pctx_t *c, uint32_t p, uint8_t v)
     push_flip(c, p, v);
 }
 
-static void recompute_cyclic(pctx_t *c, uint32_t b)
+static void recompute_cyclic(pctx_t *c, uint32_t grp)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
-    const block_t *bl = &g->blocks[b];
-    /* Start from the support outside the block, then iterate the block. */
-    uint8_t *nv = c->val; /* values are rewritten in place, flips recorded */
-    uint32_t lo = bl->lo, hi = bl->hi;
-    uint32_t n_heads = 0;
-    for (uint32_t i = lo; i < hi; i++) n_heads++;
-    uint32_t *heads = xmalloc((n_heads ? n_heads : 1) * sizeof *heads);
-    uint8_t *old = xmalloc(n_heads ? n_heads : 1);
-    for (uint32_t i = lo; i < hi; i++) {
-        heads[i - lo] = g->inst_head[i];
-        old[i - lo] = nv[g->inst_head[i]];
+    const uint32_t *list = g->group_inst + g->group_off[grp];
+    uint32_t n = g->group_off[grp + 1] - g->group_off[grp];
+    uint8_t *val = c->val;
+    /* Old values in bit 1, then start from the support outside the group
+     * (orcount counts the acyclic instances) and iterate the group's own. */
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t h = g->inst_head[list[j]];
+        if (!(val[h] & 4)) val[h] = (uint8_t)((val[h] & 1) << 1 | 4);
     }
-    for (uint32_t i = lo; i < hi; i++) nv[g->inst_head[i]] = c->orcount[g->inst_head[i]] > 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t h = g->inst_head[list[j]];
+        val[h] = (val[h] & ~1u) | (c->orcount[h] > 0);
+    }
     bool changed;
     do {
         changed = false;
-        for (uint32_t i = lo; i < hi; i++) {
-            if (nv[g->inst_head[i]]) continue;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t i = list[j], h = g->inst_head[i];
+            if (val[h] & 1) continue;
             uint32_t k = g->inst_lit[i], e = g->inst_lit[i + 1];
             for (; k < e; k++)
-                if (nv[g->lits[k] >> 1] == (g->lits[k] & 1)) break;
+                if ((val[g->lits[k] >> 1] & 1) == (g->lits[k] & 1)) break;
             if (k == e) {
-                nv[g->inst_head[i]] = 1;
+                val[h] |= 1;
                 changed = true;
             }
         }
     } while (changed);
-    /* Each head once: flip the ones that changed (a head listed twice
-     * compares against its first recorded old value only). */
-    for (uint32_t k = 0; k < n_heads; k++) {
-        uint32_t h = heads[k];
-        if (nv[h] != old[k] && !(c->val[h] & 2)) {
-            push_flip(c, h, nv[h]);
-            c->val[h] |= 2; /* seen */
-        }
+    /* Each head once (bit 2 marks it): flip the ones that changed. */
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t h = g->inst_head[list[j]];
+        if (!(val[h] & 4)) continue;
+        uint8_t now = val[h] & 1, before = (val[h] >> 1) & 1;
+        val[h] = now;
+        if (now != before) push_flip(c, h, now);
     }
-    for (uint32_t k = 0; k < n_heads; k++) c->val[heads[k]] &= 1;
-    free(heads);
-    free(old);
 }
 
+/* Counter propagation is order-independent on the acyclic part (each flip
+ * is applied to the counters exactly once), so flips are processed from a
+ * stack as they come; cyclic groups are recomputed once no flip is
+ * pending, first group first, and their changes propagate in turn. */
 static void propagate(pctx_t *c)
 {
     const pgame_t *g = (const pgame_t *)c->base.g;
-    uint32_t n_words = (g->n_blocks + 1 + 63) / 64;
+    const uint32_t *fan = g->fan, *fan_off = g->fan_off, *meta = g->inst_meta, *head = g->inst_head;
+    uint32_t *count = c->count, *orcount = c->orcount;
+    uint32_t n_words = (g->n_groups + 63) / 64;
     for (;;) {
+        while (c->n_stack) {
+            uint32_t e = c->stack[--c->n_stack];
+            uint32_t p = e >> 1, v = e & 1;
+            for (uint32_t f = fan_off[p], fe = fan_off[p + 1]; f < fe; f++) {
+                uint32_t i = fan[f] >> 1, m = meta[i];
+                if (m >> 31) { /* an instance of a cyclic group */
+                    uint32_t grp = g->inst_group[i];
+                    if (g->prop_cblock[p] != grp) mark_dirty(c, grp);
+                    continue;
+                }
+                uint32_t n = m & 0x7fffffffu;
+                bool was = count[i] == n;
+                count[i] += v != (fan[f] & 1) ? 1 : (uint32_t)-1;
+                bool now = count[i] == n;
+                if (was == now) continue;
+                uint32_t h = head[i];
+                orcount[h] += now ? 1 : (uint32_t)-1;
+                if (g->prop_cblock[h] != UINT32_MAX) {
+                    mark_dirty(c, g->prop_cblock[h]);
+                    continue;
+                }
+                uint8_t hv = orcount[h] > 0;
+                if (c->val[h] != hv) {
+                    c->val[h] = hv;
+                    push_flip(c, h, hv);
+                }
+            }
+        }
         uint32_t w = 0;
         while (w < n_words && !c->pending[w]) w++;
         if (w == n_words) return;
-        uint32_t lv = w * 64 + (uint32_t)__builtin_ctzll(c->pending[w]);
-        if (lv > 0 && c->dirty[lv - 1]) {
-            c->dirty[lv - 1] = 0;
-            recompute_cyclic(c, lv - 1);
-        }
-        if (c->n_bucket[lv] == 0) {
-            c->pending[w] &= ~(1ULL << (lv & 63));
-            continue;
-        }
-        uint32_t e = c->bucket[lv][--c->n_bucket[lv]];
-        uint32_t p = e >> 1;
-        uint8_t v = e & 1;
-        for (uint32_t f = g->fan_off[p]; f < g->fan_off[p + 1]; f++) {
-            uint32_t i = g->fan[f] >> 1;
-            uint32_t b = g->inst_block[i];
-            if (g->blocks[b].cyclic) {
-                if (g->prop_cblock[p] != b) mark_dirty(c, b);
-                continue;
-            }
-            uint32_t n = g->inst_lit[i + 1] - g->inst_lit[i];
-            bool was = c->count[i] == n;
-            if (v != (g->fan[f] & 1)) c->count[i]++;
-            else c->count[i]--;
-            bool now = c->count[i] == n;
-            if (was == now) continue;
-            uint32_t h = g->inst_head[i];
-            c->orcount[h] += now ? 1 : (uint32_t)-1;
-            if (g->prop_cblock[h] != UINT32_MAX) {
-                mark_dirty(c, g->prop_cblock[h]);
-                continue;
-            }
-            set_prop(c, h, c->orcount[h] > 0);
-        }
+        uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(c->pending[w]);
+        c->pending[w] &= ~(1ULL << (b & 63));
+        c->dirty[b] = 0;
+        recompute_cyclic(c, b);
     }
 }
 
@@ -675,9 +799,12 @@ static void full_eval(pctx_t *c)
         for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1]; k++)
             n += c->val[g->lits[k] >> 1] != (g->lits[k] & 1);
         c->count[i] = n;
-        if (!g->blocks[g->inst_block[i]].cyclic && n == g->inst_lit[i + 1] - g->inst_lit[i])
+        if (!(g->inst_meta[i] >> 31) && n == g->inst_lit[i + 1] - g->inst_lit[i])
             c->orcount[g->inst_head[i]]++;
     }
+    for (uint32_t i = 0; i < g->n_next; i++)
+        if (g->next_prop[i] != PROP_TRUE && c->val[g->next_prop[i]])
+            c->next_bits[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
 }
 
 static void ensure_state(pctx_t *c)
@@ -685,7 +812,16 @@ static void ensure_state(pctx_t *c)
     if (c->state_done) return;
     const pgame_t *g = (const pgame_t *)c->base.g;
     const game_state_t *s = c->base.cur;
-    for (uint32_t b = 0; b < g->n_base; b++) set_prop(c, g->base_prop[b], (s->data[b >> 5] >> (b & 31)) & 1);
+    /* Only the base propositions that differ from the circuit's. */
+    for (uint32_t w = 0; w < g->n_words; w++) {
+        uint32_t diff = s->data[w] ^ c->applied[w];
+        while (diff) {
+            uint32_t b = w * 32 + (uint32_t)__builtin_ctz(diff);
+            diff &= diff - 1;
+            set_prop(c, g->base_prop[b], (s->data[w] >> (b & 31)) & 1);
+        }
+        c->applied[w] = s->data[w];
+    }
     propagate(c);
     c->state_done = true;
     c->legal_done = false;
@@ -744,19 +880,19 @@ static void pg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     pctx_t *c = (pctx_t *)cc;
     const pgame_t *g = (const pgame_t *)cc->g;
     ensure_state(c);
-    /* Inputs: exactly the joint move's does propositions. */
-    for (uint32_t r = 0; r < g->base.n_roles; r++) c->val[g->does_prop[r][joint[r]]] |= 2;
-    for (uint32_t p = g->move_layer.clear_lo; p < g->move_does_hi; p++) {
-        uint8_t v = c->val[p] >> 1;
-        c->val[p] &= 1;
-        set_prop(c, p, v);
+    /* Inputs: exactly the joint move's does propositions (the previous
+     * joint's go off, unless chosen again). */
+    uint32_t nr = g->base.n_roles;
+    for (uint32_t r = 0; r < nr; r++)
+        if (c->last_does[r] != UINT32_MAX) set_prop(c, c->last_does[r], 0);
+    for (uint32_t r = 0; r < nr; r++) {
+        c->last_does[r] = g->does_prop[r][joint[r]];
+        set_prop(c, c->last_does[r], 1);
     }
     propagate(c);
     game_state_reserve(out, g->n_words);
     out->n = g->n_words;
-    memset(out->data, 0, g->n_words * sizeof *out->data);
-    for (uint32_t i = 0; i < g->n_next; i++)
-        if (c->val[g->next_prop[i]]) out->data[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
+    for (uint32_t w = 0; w < g->n_words; w++) out->data[w] = c->next_bits[w] | g->const_next[w];
 }
 
 static void pg_state_print(const game_t *gg, const game_state_t *s, FILE *out, bool canonical)
@@ -780,12 +916,13 @@ static game_ctx_t *pg_ctx_new(const game_t *gg)
     c->val[PROP_TRUE] = 1;
     c->count = xcalloc(g->n_inst ? g->n_inst : 1, sizeof *c->count);
     c->orcount = xcalloc(g->n_props, sizeof *c->orcount);
-    uint32_t nl = g->n_blocks + 1;
-    c->bucket = xcalloc(nl, sizeof *c->bucket);
-    c->n_bucket = xcalloc(nl, sizeof *c->n_bucket);
-    c->cap_bucket = xcalloc(nl, sizeof *c->cap_bucket);
+    uint32_t nl = g->n_groups + 1;
     c->pending = xcalloc((nl + 63) / 64, sizeof *c->pending);
     c->dirty = xcalloc(nl, 1);
+    c->applied = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->applied);
+    c->next_bits = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->next_bits);
+    c->last_does = xmalloc((g->base.n_roles ? g->base.n_roles : 1) * sizeof *c->last_does);
+    memset(c->last_does, 0xff, (g->base.n_roles ? g->base.n_roles : 1) * sizeof *c->last_does);
     full_eval(c);
     uint32_t n = g->base.n_roles ? g->base.n_roles : 1;
     c->legal = xcalloc(n, sizeof *c->legal);
@@ -803,12 +940,12 @@ static void pg_ctx_free(game_ctx_t *cc)
     free(c->val);
     free(c->count);
     free(c->orcount);
-    for (uint32_t l = 0; l <= ((const pgame_t *)cc->g)->n_blocks; l++) free(c->bucket[l]);
-    free(c->bucket);
-    free(c->n_bucket);
-    free(c->cap_bucket);
+    free(c->stack);
     free(c->pending);
     free(c->dirty);
+    free(c->applied);
+    free(c->next_bits);
+    free(c->last_does);
     game_ctx_base_free(cc);
     free(c);
 }
@@ -863,12 +1000,16 @@ static void pg_destroy(game_t *gg)
     free(g->init_bits);
     free(g->next_prop);
     free(g->next_bit);
+    free(g->bit_of_next_prop);
+    free(g->const_next);
     free(g->inst_head);
     free(g->inst_lit);
     free(g->lits);
     free(g->blocks);
-    free(g->inst_block);
-    free(g->prop_level);
+    free(g->inst_meta);
+    free(g->inst_group);
+    free(g->group_off);
+    free(g->group_inst);
     free(g->prop_cblock);
     free(g->fan_off);
     free(g->fan);

@@ -242,13 +242,24 @@ static bool lit_ready(const rules_t *r, const clit_t *l, const bool *bound)
  * the fewest new variables. first: a literal that must come first (delta
  * literal of semi-naive evaluation), or UINT32_MAX. Returns false if some
  * literal can never be evaluated (unsafe rule). */
+static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out, uint32_t head_mask);
+
 static bool plan_order(builder_t *b, crule_t *c, uint32_t first, corder_t *out)
+{
+    return plan_order_from(b, c, first, out, 0);
+}
+
+/* head_mask: head argument positions whose variables are bound on entry
+ * (a demand query). */
+static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out, uint32_t head_mask)
 {
     rules_t *r = b->r;
     uint32_t n = c->n_body;
     out->order = arena_calloc(r->arena, n ? n : 1, sizeof *out->order);
     out->index_pos = arena_calloc(r->arena, n ? n : 1, sizeof *out->index_pos);
     bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (head_mask >> a & 1) mark_vars(c->head[a], bound);
     bool *used = xcalloc(n ? n : 1, sizeof *used);
     bool ok = true;
     for (uint32_t k = 0; k < n; k++) {
@@ -503,6 +514,159 @@ static void remap_lit(builder_t *b, clit_t *l, const uint32_t *map)
     l->args = args;
 }
 
+/* After literals were replaced: number the remaining variables densely
+ * and plan the body again. */
+static void renumber_and_plan(builder_t *b, crule_t *c)
+{
+    rules_t *r = b->r;
+    uint32_t nv = c->n_vars ? c->n_vars : 1;
+    uint32_t *cnt = xcalloc(nv, sizeof *cnt), *map = xmalloc(nv * sizeof *map);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity; a++) count_vars(c->head[a], cnt);
+    for (uint32_t j = 0; j < c->n_body; j++) lit_count_vars(r, &c->body[j], cnt);
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < c->n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
+    uint32_t ar = r->rels[c->head_rel].arity;
+    pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
+    for (uint32_t a = 0; a < ar; a++) head[a] = remap(b, c->head[a], map);
+    c->head = head;
+    for (uint32_t j = 0; j < c->n_body; j++) remap_lit(b, &c->body[j], map);
+    c->n_vars = m;
+    plan_order(b, c, UINT32_MAX, &c->plan);
+    free(cnt);
+    free(map);
+}
+
+/* Join decomposition: the body literals that are connected through
+ * variables other than the head's form components; a component that has
+ * variables of its own only tells the rest of the rule whether it holds for
+ * the head variables it shares, so it becomes an auxiliary relation over
+ * those. Breakthrough's frame rule
+ *     (next (cellHolds ?x3 ?y3 ?s)) <= (true (cellHolds ?x3 ?y3 ?s)) (role ?p)
+ *         (does ?p (move ?x1 ?y1 ?x2 ?y2)) (distinctCell ?x1 ?y1 ?x3 ?y3) ...
+ * becomes (true (cellHolds ?x3 ?y3 ?s)) (aux ?x3 ?y3): the ground rules go
+ * from cells x pieces x moves to cells x moves, and a change of one cell
+ * no longer touches every move's instance. */
+static void split_components(builder_t *b)
+{
+    rules_t *r = b->r;
+    uint32_t n = b->n_rules;
+    for (uint32_t i = 0; i < n; i++) {
+        crule_t c = b->rules[i];
+        if (c.n_body < 2 || c.bridge) continue;
+        uint32_t nv = c.n_vars ? c.n_vars : 1, nb = c.n_body;
+        uint32_t *in_head = xcalloc(nv, sizeof *in_head), *first = xmalloc(nv * sizeof *first);
+        uint32_t *parent = xmalloc(nb * sizeof *parent), *cnt = xcalloc(nv, sizeof *cnt);
+        memset(first, 0xff, nv * sizeof *first);
+        for (uint32_t a = 0; a < r->rels[c.head_rel].arity; a++) count_vars(c.head[a], in_head);
+        for (uint32_t k = 0; k < nb; k++) parent[k] = k;
+        for (uint32_t k = 0; k < nb; k++) {
+            memset(cnt, 0, nv * sizeof *cnt);
+            lit_count_vars(r, &c.body[k], cnt);
+            for (uint32_t v = 0; v < c.n_vars; v++) {
+                if (!cnt[v] || in_head[v]) continue;
+                if (first[v] == UINT32_MAX) {
+                    first[v] = k;
+                    continue;
+                }
+                uint32_t x = k, y = first[v];
+                while (parent[x] != x) x = parent[x];
+                while (parent[y] != y) y = parent[y];
+                if (x != y) parent[x < y ? y : x] = x < y ? x : y;
+            }
+        }
+        for (uint32_t k = 0; k < nb; k++) {
+            uint32_t x = k;
+            while (parent[x] != x) x = parent[x];
+            parent[k] = x;
+        }
+        bool changed = false;
+        clit_t *body = arena_calloc(r->arena, nb, sizeof *body);
+        uint32_t n_body = 0;
+        bool *done = xcalloc(nb, sizeof *done);
+        for (uint32_t root = 0; root < nb; root++) {
+            uint32_t size = 0, n_pos = 0;
+            bool existential = false;
+            memset(cnt, 0, nv * sizeof *cnt);
+            for (uint32_t k = 0; k < nb; k++)
+                if (parent[k] == root) {
+                    size++;
+                    n_pos += c.body[k].kind == CL_POS;
+                    lit_count_vars(r, &c.body[k], cnt);
+                }
+            if (!size) continue;
+            for (uint32_t v = 0; v < c.n_vars; v++) existential |= cnt[v] && !in_head[v];
+            bool split = existential && n_pos > 0 && size < nb;
+            crule_t a = {0};
+            uint32_t n_keep = 0, *inv = NULL;
+            if (split) {
+                uint32_t *map = xmalloc(nv * sizeof *map);
+                inv = xmalloc(nv * sizeof *inv);
+                for (uint32_t v = 0; v < c.n_vars; v++)
+                    if (cnt[v] && in_head[v]) {
+                        inv[n_keep] = v;
+                        map[v] = n_keep++;
+                    }
+                uint32_t m = n_keep;
+                for (uint32_t v = 0; v < c.n_vars; v++)
+                    if (cnt[v] && !in_head[v]) map[v] = m++;
+                a.n_vars = m;
+                a.src_off = c.src_off;
+                a.head = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *a.head);
+                for (uint32_t j = 0; j < n_keep; j++) {
+                    pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+                    pv->kind = PAT_VAR;
+                    pv->var = j;
+                    a.head[j] = pv;
+                }
+                a.body = arena_calloc(r->arena, size, sizeof *a.body);
+                for (uint32_t k = 0; k < nb; k++)
+                    if (parent[k] == root) {
+                        a.body[a.n_body] = c.body[k];
+                        remap_lit(b, &a.body[a.n_body++], map);
+                    }
+                free(map);
+                /* The auxiliary rule must be safe on its own. */
+                XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+                a.head_rel = r->n_rels;
+                if (!plan_order(b, &a, UINT32_MAX, &a.plan)) split = false;
+            }
+            if (!split) {
+                for (uint32_t k = 0; k < nb; k++)
+                    if (parent[k] == root) body[n_body++] = c.body[k];
+                free(inv);
+                continue;
+            }
+            r->n_rels++;
+            a.seq = b->n_rules;
+            XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+            b->rules[b->n_rules++] = a;
+            clit_t *l = &body[n_body++];
+            *l = (clit_t){.kind = CL_POS, .rel = a.head_rel};
+            l->args = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *l->args);
+            for (uint32_t j = 0; j < n_keep; j++) {
+                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+                pv->kind = PAT_VAR;
+                pv->var = inv[j];
+                l->args[j] = pv;
+            }
+            free(inv);
+            changed = true;
+        }
+        free(done);
+        if (changed) {
+            c.body = body;
+            c.n_body = n_body;
+            renumber_and_plan(b, &c);
+            b->rules[i] = c;
+        }
+        free(in_head);
+        free(first);
+        free(parent);
+        free(cnt);
+    }
+}
+
 /* Variables that occur in one positive literal and nowhere else in a rule
  * are projected out through an auxiliary relation: in
  *     (next (check ?p rook ?x ?y)) <= (does ?o (move ?piece ?u ?v ?x1 ?y1)) ...
@@ -580,23 +744,8 @@ static void project_local_vars(builder_t *b)
             free(map);
         }
         if (!changed) continue;
-        /* Renumber the rule's remaining variables densely and plan again. */
-        uint32_t nv = c.n_vars ? c.n_vars : 1;
-        uint32_t *cnt = xcalloc(nv, sizeof *cnt), *map = xmalloc(nv * sizeof *map);
-        for (uint32_t a2 = 0; a2 < r->rels[c.head_rel].arity; a2++) count_vars(c.head[a2], cnt);
-        for (uint32_t j = 0; j < c.n_body; j++) lit_count_vars(r, &c.body[j], cnt);
-        uint32_t m = 0;
-        for (uint32_t v = 0; v < c.n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
-        uint32_t ar = r->rels[c.head_rel].arity;
-        pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
-        for (uint32_t a2 = 0; a2 < ar; a2++) head[a2] = remap(b, c.head[a2], map);
-        c.head = head;
-        for (uint32_t j = 0; j < c.n_body; j++) remap_lit(b, &c.body[j], map);
-        c.n_vars = m;
-        plan_order(b, &c, UINT32_MAX, &c.plan);
+        renumber_and_plan(b, &c);
         b->rules[i] = c;
-        free(cnt);
-        free(map);
     }
 }
 
@@ -783,6 +932,92 @@ static bool order_rules(builder_t *b)
     return ok;
 }
 
+/* ----------------------------------------------------------------- demand */
+
+/* Argument positions of each literal bound when the plan reaches it, as a
+ * mask; calls fn(rel, mask) for every relational literal. */
+static void plan_uses(const rules_t *r, const crule_t *c, const corder_t *plan, uint32_t head_mask, uint32_t *mask_of)
+{
+    bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (head_mask >> a & 1) mark_vars(c->head[a], bound);
+    for (uint32_t k = 0; k < c->n_body; k++) {
+        const clit_t *l = &c->body[plan->order[k]];
+        if (l->kind == CL_DISTINCT) continue;
+        uint32_t ar = r->rels[l->rel].arity, m = 0;
+        for (uint32_t a = 0; a < ar && a < 32; a++)
+            if (all_bound(l->args[a], bound)) m |= 1u << a;
+        mask_of[l->rel] &= m;
+        if (l->kind == CL_POS)
+            for (uint32_t a = 0; a < ar; a++) mark_vars(l->args[a], bound);
+    }
+    free(bound);
+}
+
+static bool is_keyword_rel(const rules_t *r, uint32_t rel)
+{
+    return rel == r->rel_role || rel == r->rel_init || rel == r->rel_true || rel == r->rel_does ||
+           rel == r->rel_next || rel == r->rel_legal || rel == r->rel_goal || rel == r->rel_terminal ||
+           r->rels[rel].name == SYM_BASE || r->rels[rel].name == SYM_INPUT;
+}
+
+static void compute_demand(builder_t *b)
+{
+    rules_t *r = b->r;
+    bool *cand = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *cand);
+    uint32_t *mask = xmalloc((r->n_rels ? r->n_rels : 1) * sizeof *mask);
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
+                  r->rels[i].arity > 0 && r->rels[i].arity <= 32;
+    for (uint32_t i = 0; i < r->n_rules; i++)
+        if (r->rules[i].recursive) cand[r->rules[i].head_rel] = false;
+    /* Shrink the candidates until every use of each binds its mask. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < r->n_rels; i++) mask[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            crule_t *c = &r->rules[i];
+            if (cand[c->head_rel]) {
+                uint32_t hm = r->rels[c->head_rel].demand_mask;
+                plan_order_from(b, c, UINT32_MAX, &c->qplan, hm);
+                plan_uses(r, c, &c->qplan, hm, mask);
+            } else {
+                plan_uses(r, c, &c->plan, 0, mask);
+                for (uint32_t k = 0; c->delta && k < c->n_body; k++)
+                    if (c->delta[k].order) plan_uses(r, c, &c->delta[k], 0, mask);
+            }
+        }
+        for (uint32_t i = 0; i < r->n_rels; i++) {
+            if (!cand[i]) continue;
+            uint32_t full = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
+            uint32_t m = mask[i] & full;
+            /* Only membership queries (every argument given) for now: with
+             * fewer arguments bound, evaluating each call separately loses
+             * the sharing of bottom-up evaluation (chess: queen moves from
+             * each square, asked once per square). */
+            if (m != full) {
+                cand[i] = false;
+                changed = true;
+            } else if (m != r->rels[i].demand_mask) {
+                r->rels[i].demand_mask = m;
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        r->rels[i].demand = cand[i];
+        if (!cand[i]) r->rels[i].demand_mask = 0;
+    }
+    for (uint32_t i = 0; i < r->n_rules; i++) {
+        crel_t *h = &r->rels[r->rules[i].head_rel];
+        if (!h->demand) continue;
+        h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
+        h->rules_of[h->n_rules_of++] = i;
+    }
+    free(cand);
+    free(mask);
+}
+
 /* ------------------------------------------------------------------ main */
 
 /* A bridge rule head(?x...) <= body(?x...) over the same variables. */
@@ -844,6 +1079,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
         expand(&b, src, 0, &f);
     }
     free(f.lits);
+    if (b.errors == 0) split_components(&b);
     if (b.errors == 0) project_local_vars(&b);
     compute_phases(r, b.rules, b.n_rules);
     if (flags & RULES_RELAXED) {
@@ -866,6 +1102,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
                 if (!plan_order(&b, c, k, &c->delta[k])) c->delta[k] = c->plan;
             }
         }
+        if (flags & RULES_DEMAND) compute_demand(&b);
     }
     if (b.errors) {
         rules_free(r);
@@ -877,6 +1114,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
 void rules_free(rules_t *r)
 {
     if (!r) return;
+    for (uint32_t i = 0; r->rels && i < r->n_rels; i++) free(r->rels[i].rules_of);
     free(r->rules);
     free(r->rels);
     free(r->roles);

@@ -76,6 +76,7 @@ typedef struct crule {
     clit_t *body;       /* in source order (after or-expansion) */
     corder_t plan;      /* the default order */
     corder_t *delta;    /* per body literal: order starting with it (recursive rules) */
+    corder_t qplan;     /* demand relations: order with the demanded head arguments bound */
     uint32_t scc;       /* component index in evaluation order */
     bool recursive;     /* its component is cyclic */
     bool bridge;        /* a RULES_RELAXED bridge rule */
@@ -88,6 +89,13 @@ typedef struct crel {
     uint32_t arity;
     phase_t phase;
     bool has_rules;     /* appears as some head */
+    /* Demand evaluation (RULES_DEMAND): the relation is never computed in
+     * full; each use asks for the tuples whose arguments at the positions
+     * of demand_mask are given, and the answers are memoised per state. */
+    bool demand;
+    uint32_t demand_mask;
+    uint32_t *rules_of; /* demand: indexes of its rules */
+    uint32_t n_rules_of;
 } crel_t;
 
 typedef struct rules {
@@ -117,6 +125,12 @@ typedef struct rules {
  * can ever hold (an over-approximation). Bridge rules have src_off
  * UINT32_MAX. */
 #define RULES_RELAXED 1u
+/* RULES_DEMAND marks relations that are only ever used with some arguments
+ * bound, are not recursive and are not game keywords, for demand
+ * evaluation (eval.c): in chess, threatened_with_capture has millions of
+ * tuples per state but each legal move asks about one. A restricted form
+ * of the magic-sets idea, without rewriting recursive relations. */
+#define RULES_DEMAND 2u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */

@@ -1,0 +1,197 @@
+/* cmd_bench.c - `ggp bench FILE.kif`: random playouts per second of the
+ * reasoner, the figure the anchors compare (shared/docs/anchors.md: one
+ * thread, uniform random legal moves from the initial state to a terminal
+ * state, then every goal read; per CPU-second of the benchmarking thread). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/rng.h"
+#include "base/xalloc.h"
+#include "player/cli/commands.h"
+#include "player/cli/common.h"
+#include "player/cli/trace_io.h"
+#include "reasoner/game.h"
+
+static const char bench_help[] =
+    "usage: ggp bench FILE.kif [--seconds S] [--threads T] [--seed N]\n"
+    "                 [--engine propnet|rules|auto] [--quiet]\n"
+    "\n"
+    "Measure the reasoner: random playouts from the initial state (a uniformly\n"
+    "random legal move for every role at every step, then every goal read),\n"
+    "after a warm-up of a tenth of the time, for S seconds on T threads, each\n"
+    "with its own context and seed. The last line is\n"
+    "  bench game=NAME engine=E load_ms=.. playouts=.. playouts_per_sec=..\n"
+    "        playouts_per_cpu_sec=.. mean_depth=.. props=.. gates=.. rss_kb=..\n"
+    "(one line). load_ms is parse + validate + ground + build;\n"
+    "playouts_per_cpu_sec divides by the CPU time of the playout threads.\n"
+    "\n"
+    "  --seconds S   measuring time (default 5)\n"
+    "  --threads T   playout threads (default 1)\n"
+    "  --seed N      base seed (default 1)\n"
+    "  --engine E    propnet, rules or auto (default auto)\n"
+    "  --quiet       do not report which engine was chosen\n"
+    "\n"
+    "exit status: 0 done, 1 invalid rules or a playout that cannot go on,\n"
+    "2 usage or I/O error\n";
+
+/* A playout longer than this is cut (grave-spec §2.3 playout cap). */
+#define BENCH_MAX_PLIES 10000
+
+typedef struct worker {
+    const game_t *g;
+    uint64_t seed;
+    uint64_t warm_ns, run_ns;
+    uint64_t playouts, plies, capped, stuck;
+    uint64_t cpu_ns;
+    pthread_t thread;
+} worker_t;
+
+/* One playout from s0; returns the plies played, or UINT64_MAX when a role
+ * has no legal move (a defect of the rules). */
+static uint64_t playout(game_ctx_t *c, const game_state_t *s0, rng_t *rng, move_id_t *joint, uint32_t nr, bool *capped)
+{
+    game_ctx_set_state(c, s0);
+    uint64_t plies = 0;
+    *capped = false;
+    while (!game_is_terminal(c)) {
+        if (plies == BENCH_MAX_PLIES) {
+            *capped = true;
+            break;
+        }
+        for (uint32_t r = 0; r < nr; r++) {
+            const move_id_t *m;
+            uint32_t n = game_legal(c, r, &m);
+            if (!n) return UINT64_MAX;
+            joint[r] = m[n == 1 ? 0 : rng_below(rng, n)];
+        }
+        game_ctx_play(c, joint);
+        plies++;
+    }
+    for (uint32_t r = 0; r < nr; r++) (void)game_goal(c, r);
+    return plies;
+}
+
+static void *work(void *arg)
+{
+    worker_t *w = arg;
+    game_ctx_t *c = game_ctx_new(w->g);
+    game_state_t *s0 = game_state_new(w->g);
+    game_initial(c, s0);
+    uint32_t nr = game_num_roles(w->g);
+    move_id_t *joint = xcalloc(nr ? nr : 1, sizeof *joint);
+    rng_t rng;
+    rng_seed(&rng, w->seed);
+    bool capped;
+    uint64_t end_warm = clock_now_ns() + w->warm_ns;
+    while (clock_now_ns() < end_warm)
+        if (playout(c, s0, &rng, joint, nr, &capped) == UINT64_MAX) {
+            w->stuck++;
+            break;
+        }
+    uint64_t cpu0 = clock_thread_cpu_ns(), end = clock_now_ns() + w->run_ns;
+    while (!w->stuck && clock_now_ns() < end) {
+        uint64_t n = playout(c, s0, &rng, joint, nr, &capped);
+        if (n == UINT64_MAX) {
+            w->stuck++;
+            break;
+        }
+        w->playouts++;
+        w->plies += n;
+        w->capped += capped;
+    }
+    w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+    free(joint);
+    game_state_free(s0);
+    game_ctx_free(c);
+    return NULL;
+}
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6)) kb = strtol(line + 6, NULL, 10);
+    fclose(f);
+    return kb;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    game_options_t opts = {.engine = ENGINE_AUTO};
+    uint64_t threads = 1, seed = 1;
+    double seconds = 5;
+    /* --seconds takes a fraction: pull it out before the shared parser. */
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
+    int n_args = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--seconds")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ggp bench: --seconds needs a value\n%s", bench_help);
+                free(args);
+                return EXIT_USAGE;
+            }
+            if (!parse_double("bench", "--seconds", argv[++i], 0.01, 86400, &seconds)) {
+                free(args);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        args[n_args++] = argv[i];
+    }
+    const cli_num_opt_t nums[] = {{"--threads", 1, 256, &threads}, {"--seed", 0, UINT64_MAX, &seed}};
+    const char **files;
+    size_t n_files;
+    int rc;
+    bool ok = cli_args_parse("bench", bench_help, n_args, args, nums, 2, &opts, &files, &n_files, &rc);
+    free(args);
+    if (!ok) return rc;
+    const char *file = n_files ? files[0] : NULL;
+    free(files);
+    if (n_files != 1) {
+        fprintf(stderr, "ggp bench: expected one rule file\n%s", bench_help);
+        return EXIT_USAGE;
+    }
+    uint64_t t0 = clock_now_ns();
+    loaded_t l;
+    game_t *g = cli_game_open("bench", file, &opts, &l, &rc);
+    if (!g) return rc;
+    double load_ms = (double)(clock_now_ns() - t0) / 1e6;
+    game_stats_t st;
+    game_get_stats(g, &st);
+
+    worker_t *w = xcalloc(threads, sizeof *w);
+    uint64_t run_ns = (uint64_t)(seconds * 1e9);
+    for (uint64_t i = 0; i < threads; i++) {
+        w[i] = (worker_t){.g = g, .seed = rng_derive(seed, i), .warm_ns = run_ns / 10, .run_ns = run_ns};
+        pthread_create(&w[i].thread, NULL, work, &w[i]);
+    }
+    uint64_t playouts = 0, plies = 0, capped = 0, stuck = 0, cpu_ns = 0;
+    for (uint64_t i = 0; i < threads; i++) {
+        pthread_join(w[i].thread, NULL);
+        playouts += w[i].playouts;
+        plies += w[i].plies;
+        capped += w[i].capped;
+        stuck += w[i].stuck;
+        cpu_ns += w[i].cpu_ns;
+    }
+    free(w);
+    if (stuck) fprintf(stderr, "ggp bench: note: a playout met a state where a role has no legal move (a defect of the rules)\n");
+    if (capped) fprintf(stderr, "ggp bench: note: %llu playouts were cut at %d plies\n", (unsigned long long)capped, BENCH_MAX_PLIES);
+    const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    int name_len = (int)strlen(name);
+    if (name_len > 4 && !strcmp(name + name_len - 4, ".kif")) name_len -= 4;
+    printf("bench game=%.*s engine=%s load_ms=%.1f playouts=%llu playouts_per_sec=%.0f playouts_per_cpu_sec=%.0f "
+           "mean_depth=%.1f props=%zu gates=%zu rss_kb=%ld\n",
+           name_len, name, st.engine, load_ms, (unsigned long long)playouts, (double)playouts / seconds,
+           cpu_ns ? (double)playouts / ((double)cpu_ns / 1e9) : 0.0, playouts ? (double)plies / (double)playouts : 0.0,
+           st.props, st.gates, rss_kb());
+    game_free(g);
+    loaded_free(&l);
+    return stuck && !playouts ? EXIT_FAIL : EXIT_OK;
+}
