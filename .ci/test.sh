@@ -6,4 +6,5 @@ preset=${GGP_PRESET:-dev}
 ./.ci/deps.sh
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j"$(nproc)"
-ctest --preset "$preset" -j"$(nproc)"
+# shellcheck disable=SC2086 # GGP_CTEST_ARGS is a list of arguments
+ctest --preset "$preset" -j"$(nproc)" ${GGP_CTEST_ARGS:-}
