@@ -514,6 +514,19 @@ static void remap_lit(builder_t *b, clit_t *l, const uint32_t *map)
     l->args = args;
 }
 
+/* n patterns that are the variables slots[0..n) (slots NULL: 0..n). */
+static pat_t **var_pats(rules_t *r, uint32_t n, const uint32_t *slots)
+{
+    pat_t **ps = arena_calloc(r->arena, n ? n : 1, sizeof *ps);
+    for (uint32_t j = 0; j < n; j++) {
+        pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+        pv->kind = PAT_VAR;
+        pv->var = slots ? slots[j] : j;
+        ps[j] = pv;
+    }
+    return ps;
+}
+
 /* After literals were replaced: number the remaining variables densely
  * and plan the body again. */
 static void renumber_and_plan(builder_t *b, crule_t *c)
@@ -611,13 +624,7 @@ static void split_components(builder_t *b)
                     if (cnt[v] && !in_head[v]) map[v] = m++;
                 a.n_vars = m;
                 a.src_off = c.src_off;
-                a.head = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *a.head);
-                for (uint32_t j = 0; j < n_keep; j++) {
-                    pat_t *pv = arena_alloc(r->arena, sizeof *pv);
-                    pv->kind = PAT_VAR;
-                    pv->var = j;
-                    a.head[j] = pv;
-                }
+                a.head = var_pats(r, n_keep, NULL);
                 a.body = arena_calloc(r->arena, size, sizeof *a.body);
                 for (uint32_t k = 0; k < nb; k++)
                     if (parent[k] == root) {
@@ -643,13 +650,7 @@ static void split_components(builder_t *b)
             b->rules[b->n_rules++] = a;
             clit_t *l = &body[n_body++];
             *l = (clit_t){.kind = CL_POS, .rel = a.head_rel};
-            l->args = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *l->args);
-            for (uint32_t j = 0; j < n_keep; j++) {
-                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
-                pv->kind = PAT_VAR;
-                pv->var = inv[j];
-                l->args[j] = pv;
-            }
+            l->args = var_pats(r, n_keep, inv);
             free(inv);
             changed = true;
         }
@@ -711,16 +712,10 @@ static void project_local_vars(builder_t *b)
             uint32_t aux = r->n_rels++;
             r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
             crule_t a = {.head_rel = aux, .n_vars = n_keep + n_local, .n_body = 1, .src_off = c.src_off};
-            a.head = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *a.head);
+            a.head = var_pats(r, n_keep, NULL);
             uint32_t *inv = xmalloc(nv * sizeof *inv);
             for (uint32_t v = 0; v < c.n_vars; v++)
                 if (mine[v] && all[v]) inv[map[v]] = v;
-            for (uint32_t j = 0; j < n_keep; j++) {
-                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
-                pv->kind = PAT_VAR;
-                pv->var = j;
-                a.head[j] = pv;
-            }
             a.body = arena_calloc(r->arena, 1, sizeof *a.body);
             a.body[0] = *l;
             remap_lit(b, &a.body[0], map);
@@ -730,13 +725,7 @@ static void project_local_vars(builder_t *b)
             b->rules[b->n_rules++] = a;
             /* the literal becomes aux(keep...) in the rule's own numbering */
             l->rel = aux;
-            l->args = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *l->args);
-            for (uint32_t j = 0; j < n_keep; j++) {
-                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
-                pv->kind = PAT_VAR;
-                pv->var = inv[j];
-                l->args[j] = pv;
-            }
+            l->args = var_pats(r, n_keep, inv);
             changed = true;
             free(inv);
             free(all);

@@ -7,6 +7,7 @@
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/cli/local_game.h"
+#include "player/cli/trace_io.h"
 
 static const char play_help[] =
     "usage: ggp play FILE.kif --player SPEC [--player SPEC ...] [--seed S] [--quiet] [--verbose]\n"
@@ -57,7 +58,7 @@ int cmd_play(int argc, char **argv)
         } else if (!strcmp(a, "--seed") && has_val) {
             if (!parse_u64("play", "--seed", argv[++i], 0, UINT64_MAX, &seed)) return EXIT_USAGE;
         } else if (!strcmp(a, "--engine") && has_val) {
-            if (!local_parse_engine("play", argv[++i], &engine)) return EXIT_USAGE;
+            if (!cli_engine_parse("play", argv[++i], &engine)) return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ggp play: unknown option or missing value: '%s'\n%s", a, play_help);
             return EXIT_USAGE;

@@ -17,6 +17,7 @@
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/cli/local_game.h"
+#include "player/cli/trace_io.h"
 
 static const char tournament_help[] =
     "usage: ggp tournament FILE.kif --a SPEC --b SPEC --games N [--jobs J] [--seed S]\n"
@@ -395,7 +396,7 @@ int cmd_tournament(int argc, char **argv)
         } else if (!strcmp(a, "--sweep") && v) {
             sweep = argv[++i];
         } else if (!strcmp(a, "--engine") && v) {
-            if (!local_parse_engine("tournament", argv[++i], &engine)) return EXIT_USAGE;
+            if (!cli_engine_parse("tournament", argv[++i], &engine)) return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ggp tournament: unknown option or missing value: '%s'\n%s", a, tournament_help);
             return EXIT_USAGE;

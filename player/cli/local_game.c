@@ -220,14 +220,3 @@ game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine,
     return g;
 }
 
-bool local_parse_engine(const char *cmd, const char *s, engine_kind_t *out)
-{
-    if (!strcmp(s, "auto")) *out = ENGINE_AUTO;
-    else if (!strcmp(s, "propnet")) *out = ENGINE_PROPNET;
-    else if (!strcmp(s, "rules")) *out = ENGINE_RULES;
-    else {
-        fprintf(stderr, "ggp %s: bad value for --engine: '%s' (expected auto, propnet or rules)\n", cmd, s);
-        return false;
-    }
-    return true;
-}

@@ -49,7 +49,5 @@ void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
  * NULL with *rc set to the exit code on failure. */
 game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc);
 
-/* Parse --engine's value. */
-bool local_parse_engine(const char *cmd, const char *s, engine_kind_t *out);
 
 #endif
