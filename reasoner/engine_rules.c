@@ -207,7 +207,7 @@ static void collect_fluents(const relstore_t *s, game_state_t *out)
     game_state_reserve(out, s->n);
     for (uint32_t i = 0; i < s->n; i++) out->data[i] = relstore_tuple(s, i)[0];
     out->n = s->n; /* unique already: the store deduplicates */
-    qsort(out->data, out->n, sizeof *out->data, cmp_tid);
+    if (out->n > 1) qsort(out->data, out->n, sizeof *out->data, cmp_tid);
 }
 
 static void rg_state_changed(game_ctx_t *cc)
@@ -278,7 +278,8 @@ static uint32_t rg_legal(game_ctx_t *cc, uint32_t role, const move_id_t **moves)
                 c->legal[r][c->n_legal[r]++] = move_intern(g, r, tu[1]);
             }
         }
-        for (uint32_t r = 0; r < g->base.n_roles; r++) qsort(c->legal[r], c->n_legal[r], sizeof(move_id_t), cmp_move);
+        for (uint32_t r = 0; r < g->base.n_roles; r++)
+            if (c->n_legal[r] > 1) qsort(c->legal[r], c->n_legal[r], sizeof(move_id_t), cmp_move);
         c->legal_done = true;
     }
     *moves = c->legal[role];

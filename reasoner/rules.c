@@ -917,7 +917,7 @@ static bool order_rules(builder_t *b)
     free(comp_size);
     free(first);
     free(by_rel);
-    qsort(rules, n, sizeof *rules, cmp_scc);
+    if (n > 1) qsort(rules, n, sizeof *rules, cmp_scc);
     return ok;
 }
 

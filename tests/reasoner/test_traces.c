@@ -194,8 +194,11 @@ static void test_replay_all(void **state)
     free(traces);
     free(not_grounded);
     assert_true(n_games > 0 || getenv("GGP_TRACE_GAMES"));
-    if (n_failed) fail_msg("%zu trace(s) diverge with engine %s:%s", n_failed, TRACES_ENGINE, failed_games);
+    /* fail_msg does not return: the message is copied out first. */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%zu trace(s) diverge with engine %s:%.900s", n_failed, TRACES_ENGINE, failed_games);
     free(failed_games);
+    if (n_failed) fail_msg("%s", msg);
 }
 
 int main(void)
