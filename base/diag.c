@@ -106,22 +106,44 @@ static const char *level_name(diag_level_t l)
     return l == DIAG_ERROR ? "error" : l == DIAG_WARNING ? "warning" : "note";
 }
 
+/* The source line with a caret under the column. Long lines show a window
+ * of about 100 bytes around the caret, so a one-line 50 KB file does not
+ * print 50 KB per diagnostic. */
 static void print_source_line(FILE *out, src_t *s, uint32_t line, uint32_t col)
 {
+    enum { WINDOW = 100 };
     uint32_t start = s->line_start[line - 1];
     uint32_t end = start;
     while (end < s->len && s->text[end] != '\n' && s->text[end] != '\r') end++;
-    fputs("    ", out);
-    for (uint32_t i = start; i < end; i++) {
-        unsigned char c = (unsigned char)s->text[i];
-        /* Keep the caret aligned: tabs stay tabs, other bytes print as '?'
-         * when they are not printable ASCII. */
-        fputc(c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?', out);
+    uint32_t caret = start + col - 1;
+    uint32_t from = start, to = end;
+    if (to - from > WINDOW) {
+        from = caret > start + WINDOW / 2 ? caret - WINDOW / 2 : start;
+        to = from + WINDOW < end ? from + WINDOW : end;
     }
-    fputs("\n    ", out);
-    for (uint32_t i = start; i < start + col - 1 && i < end; i++)
-        fputc(s->text[i] == '\t' ? '\t' : ' ', out);
-    fputs("^\n", out);
+    char buf[2 * WINDOW + 16];
+    size_t n = 0;
+    buf[n++] = ' ';
+    buf[n++] = ' ';
+    buf[n++] = ' ';
+    buf[n++] = ' ';
+    for (uint32_t i = from; i < to; i++) {
+        unsigned char c = (unsigned char)s->text[i];
+        /* Tabs stay tabs (the caret line copies them); other bytes that are
+         * not printable ASCII print as '?'. */
+        buf[n++] = (char)(c == '\t' || (c >= 0x20 && c < 0x7f) ? c : '?');
+    }
+    buf[n++] = '\n';
+    fwrite(buf, 1, n, out);
+    n = 0;
+    buf[n++] = ' ';
+    buf[n++] = ' ';
+    buf[n++] = ' ';
+    buf[n++] = ' ';
+    for (uint32_t i = from; i < caret && i < to; i++) buf[n++] = s->text[i] == '\t' ? '\t' : ' ';
+    buf[n++] = '^';
+    buf[n++] = '\n';
+    fwrite(buf, 1, n, out);
 }
 
 void diag_report(diag_t *d, diag_level_t level, src_t *src, uint32_t off, const char *fmt, ...)

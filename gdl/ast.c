@@ -73,12 +73,23 @@ static term_t *build_sentence(builder_t *b, const sexpr_t *x, const char *where)
 
 static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth);
 
+/* After an error, a stand-in sentence for the literal so that the rule
+ * still has a well-formed shape; reports nothing more. */
+static term_t *placeholder(builder_t *b, const sexpr_t *x)
+{
+    term_t *t = arena_alloc(b->p->arena, sizeof *t);
+    t->off = x->off;
+    t->kind = TERM_CONST;
+    t->sym = x->is_list ? SYM_NONE : x->sym;
+    return t;
+}
+
 static lit_t *build_not(builder_t *b, const sexpr_t *x, lit_t *l)
 {
     if (x->n != 2) {
         ERR(b, x->off, "'not' takes exactly one literal, got %u", x->n - 1);
         l->kind = LIT_ATOM;
-        l->atom = build_term(b, x->items[0]);
+        l->atom = placeholder(b, x->items[0]);
         return l;
     }
     const sexpr_t *arg = x->items[1];
@@ -93,7 +104,7 @@ static lit_t *build_not(builder_t *b, const sexpr_t *x, lit_t *l)
         if (h == SYM_NOT || h == SYM_OR || h == SYM_DISTINCT || h == SYM_IMPLIES) {
             ERR(b, arg->off, "'not' must wrap a sentence, not '%s'", name_of(b, h));
             l->kind = LIT_NOT;
-            l->atom = build_term(b, arg->items[arg->n > 1 ? 1 : 0]);
+            l->atom = placeholder(b, arg->items[0]);
             return l;
         }
     }
@@ -132,7 +143,7 @@ static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth)
         if (h == SYM_IMPLIES) {
             ERR(b, x->off, "'<=' may only start a top-level rule");
             l->kind = LIT_ATOM;
-            l->atom = build_term(b, x->items[0]);
+            l->atom = placeholder(b, x->items[0]);
             return l;
         }
     }

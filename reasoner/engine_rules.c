@@ -341,7 +341,7 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
 {
     (void)opt;
     term_store_t *ts = ts_new();
-    rules_t *r = rules_compile(p, ts, d, 0);
+    rules_t *r = rules_compile(p, ts, d, RULES_DEMAND);
     if (!r) {
         ts_free(ts);
         return NULL;

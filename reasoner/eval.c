@@ -55,12 +55,14 @@ void relstore_clear(relstore_t *s)
     for (uint32_t k = 0; k < s->n_idx; k++) memset(s->idx_head[k], 0, s->idx_slots * sizeof *s->idx_head[k]);
 }
 
-void relstore_add_index(relstore_t *s, uint32_t pos)
+bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t id)
 {
     for (uint32_t k = 0; k < s->n_idx; k++)
-        if (s->idx_pos[k] == pos) return;
-    if (s->n_idx == 4) return; /* enough: the first bound position is used */
-    s->idx_pos[s->n_idx++] = pos;
+        if (s->idx_id[k] == id) return true;
+    if (s->n_idx == RELSTORE_MAX_IDX) return false;
+    s->idx_spec[s->n_idx] = spec;
+    s->idx_id[s->n_idx++] = id;
+    return true;
 }
 
 /* The index key of a path (see plan_order in rules.c): a whole argument,
@@ -78,6 +80,22 @@ static tid_t path_key(const term_store_t *ts, const tid_t *tuple, uint32_t code)
     if (!q) return t;
     const uint32_t *w = ts_words(ts, t);
     return w[1] >= q ? path_mix(w[0], w[2 + q - 1]) : 0;
+}
+
+/* Combine the values of an index's paths into one key (0 = a path does
+ * not exist in this tuple: it is not indexed). Equal keys for different
+ * values only cost extra candidates, which matching rejects. */
+static inline tid_t key_add(tid_t k, tid_t v) { return (k ^ v) * 0x9e3779b1u + 0x7f4a7c15u; }
+
+static tid_t tuple_key(const term_store_t *ts, const tid_t *tuple, const idx_spec_t *sp)
+{
+    tid_t k = 0x243f6a88u;
+    for (uint32_t i = 0; i < sp->n; i++) {
+        tid_t v = path_key(ts, tuple, sp->path[i]);
+        if (!v) return 0;
+        k = key_add(k, v);
+    }
+    return k ? k : 1;
 }
 
 static void index_put(relstore_t *s, uint32_t k, tid_t v, uint32_t tuple)
@@ -121,7 +139,7 @@ static void rehash(relstore_t *s, uint32_t n_slots)
         s->idx_key[k] = xcalloc(n_slots, sizeof *s->idx_key[k]);
         s->idx_head[k] = xcalloc(n_slots, sizeof *s->idx_head[k]);
         s->idx_next[k] = xreallocarray(s->idx_next[k], s->cap ? s->cap : 1, sizeof *s->idx_next[k]);
-        for (uint32_t t = 0; t < s->n; t++) index_put(s, k, path_key(s->ts, relstore_tuple(s, t), s->idx_pos[k]), t);
+        for (uint32_t t = 0; t < s->n; t++) index_put(s, k, tuple_key(s->ts, relstore_tuple(s, t), s->idx_spec[k]), t);
     }
 }
 
@@ -156,7 +174,7 @@ bool relstore_insert(relstore_t *s, const tid_t *tuple, uint32_t *idx)
     uint32_t t = s->n++;
     if (s->arity) memcpy(s->data + (size_t)t * s->arity, tuple, s->arity * sizeof *tuple);
     s->slots[i] = t + 1;
-    for (uint32_t k = 0; k < s->n_idx; k++) index_put(s, k, path_key(s->ts, tuple, s->idx_pos[k]), t);
+    for (uint32_t k = 0; k < s->n_idx; k++) index_put(s, k, tuple_key(s->ts, tuple, s->idx_spec[k]), t);
     if (s->n * 2 > s->n_slots) rehash(s, s->n_slots * 2);
     if (idx) *idx = t;
     return true;
@@ -196,18 +214,24 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
         const crule_t *c = &r->rules[i];
         if (c->n_vars > ev->max_vars) ev->max_vars = c->n_vars;
         if (c->n_body > ev->max_body) ev->max_body = c->n_body;
-        const corder_t *plans[2] = {&c->plan, NULL};
-        for (uint32_t k = 0; k < c->n_body; k++) {
-            plans[1] = c->delta ? &c->delta[k] : NULL;
-            for (int p = 0; p < 2; p++) {
-                if (!plans[p] || !plans[p]->order) continue;
-                for (uint32_t j = 0; j < c->n_body; j++)
-                    if (plans[p]->index_pos[j] >= 0)
-                        relstore_add_index(&ev->own[c->body[plans[p]->order[j]].rel], (uint32_t)plans[p]->index_pos[j]);
-            }
+        /* Indexes for every plan: the default one, the semi-naive ones
+         * and the demand query plan. */
+        for (uint32_t p = 0; p < c->n_body + 2; p++) {
+            const corder_t *pl = p == 0 ? &c->plan : p == 1 ? &c->qplan : c->delta ? &c->delta[p - 2] : NULL;
+            if (!pl || !pl->order) continue;
+            for (uint32_t j = 0; j < c->n_body; j++)
+                if (pl->index_pos[j] >= 0) {
+                    uint32_t id = (uint32_t)pl->index_pos[j];
+                    relstore_add_index(&ev->own[r->specs[id].rel], &r->specs[id], id);
+                }
         }
     }
     ev->vals = xcalloc(ev->max_vars + 1, sizeof *ev->vals);
+    ev->dm = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *ev->dm);
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        ev->dm[i].active = NONE32;
+        if (r->rels[i].demand) relstore_init(&ev->dm[i].calls, (uint32_t)__builtin_popcount(r->rels[i].demand_mask), ts);
+    }
     ev->matched = xcalloc(ev->max_body + 1, sizeof *ev->matched);
     ev->tuple = xcalloc(ev->max_arity + 1, sizeof *ev->tuple);
     uint32_t max_pat = 0;
@@ -222,7 +246,10 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
         }
         if (n > max_pat) max_pat = n;
     }
+    /* Demand calls nest (at most one per relation at a time), each with a
+     * frame of variables: room for all of them. */
     ev->scap = (ev->max_body + 2) * (ev->max_vars + ev->max_arity + 2) + 2 * max_pat + 64;
+    ev->scap *= 1 + (r->n_rels < 64 ? r->n_rels : 64);
     ev->scratch = xcalloc(ev->scap, sizeof *ev->scratch);
 }
 
@@ -237,13 +264,22 @@ void eval_free(evaluator_t *ev)
     free(ev->tuple);
     free(ev->scratch);
     free(ev->visits);
+    for (uint32_t i = 0; i < ev->r->n_rels; i++) {
+        relstore_free(&ev->dm[i].calls);
+        free(ev->dm[i].first);
+        free(ev->dm[i].next);
+    }
+    free(ev->dm);
     memset(ev, 0, sizeof *ev);
 }
 
 void eval_clear_phase(evaluator_t *ev, phase_t phase)
 {
     for (uint32_t i = 0; i < ev->r->n_rels; i++)
-        if (ev->r->rels[i].phase == phase && ev->store[i] == &ev->own[i]) relstore_clear(&ev->own[i]);
+        if (ev->r->rels[i].phase == phase && ev->store[i] == &ev->own[i]) {
+            relstore_clear(&ev->own[i]);
+            if (ev->r->rels[i].demand) relstore_clear(&ev->dm[i].calls);
+        }
 }
 
 /* Match a pattern against a ground term, binding variables (recorded on the
@@ -337,8 +373,14 @@ static void emit_head(evaluator_t *ev, const crule_t *c)
     tid_t *tuple = scratch_get(ev, ar);
     for (uint32_t a = 0; a < ar; a++) tuple[a] = build(ev, c->head[a], true);
     uint32_t idx;
-    relstore_insert(ev->store[c->head_rel], tuple, &idx);
+    bool fresh = relstore_insert(ev->store[c->head_rel], tuple, &idx);
     scratch_put(ev, ar);
+    if (fresh && r->rels[c->head_rel].demand) { /* an answer of the active call */
+        demand_memo_t *dm = &ev->dm[c->head_rel];
+        XVEC_RESERVE(&dm->next, &dm->cap_next, idx + 1);
+        dm->next[idx] = dm->first[dm->active];
+        dm->first[dm->active] = idx + 1;
+    }
     if (ev->emit) ev->emit(ev->emit_ud, c, ev->vals, ev->matched, idx);
 }
 
@@ -349,6 +391,103 @@ static bool budget_ok(evaluator_t *ev)
         if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit)) ev->aborted = true;
     }
     return !ev->aborted;
+}
+
+static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k);
+
+/* Evaluate one call of a demand relation: its rules with the demanded head
+ * arguments bound to the call's values; answers are linked by emit_head. */
+static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call)
+{
+    const rules_t *r = ev->r;
+    const crel_t *R = &r->rels[rel];
+    demand_memo_t *dm = &ev->dm[rel];
+    tid_t *saved_vals = ev->vals;
+    uint32_t saved_delta = ev->delta_lit;
+    ev->delta_lit = NONE32;
+    dm->active = call;
+    for (uint32_t i = 0; i < R->n_rules_of && !ev->aborted; i++) {
+        const crule_t *c = &r->rules[R->rules_of[i]];
+        uint32_t nv = c->n_vars + 1;
+        tid_t *frame = scratch_get(ev, nv);
+        uint32_t *trail = scratch_get(ev, nv);
+        memset(frame, 0, nv * sizeof *frame);
+        ev->vals = frame;
+        const tid_t *key = relstore_tuple(&dm->calls, call);
+        bool ok = true;
+        uint32_t tp = 0;
+        for (uint32_t a = 0, j = 0; a < R->arity && ok; a++)
+            if (R->demand_mask >> a & 1) ok = match(ev, c->head[a], key[j++], trail, &tp);
+        if (ok) join(ev, c, &c->qplan, 0);
+        scratch_put(ev, 2 * nv);
+    }
+    dm->active = NONE32;
+    ev->vals = saved_vals;
+    ev->delta_lit = saved_delta;
+}
+
+/* The call of a demand literal (its arguments at the demanded positions),
+ * evaluated if new; NONE32 if a value was never built (no answers). */
+static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
+{
+    const crel_t *R = &ev->r->rels[rel];
+    demand_memo_t *dm = &ev->dm[rel];
+    uint32_t n = dm->calls.arity;
+    tid_t *key = scratch_get(ev, n);
+    bool ok = true;
+    for (uint32_t a = 0, j = 0; a < R->arity && ok; a++)
+        if (R->demand_mask >> a & 1) ok = (key[j++] = build(ev, args[a], false)) != 0;
+    uint32_t idx = NONE32;
+    bool fresh = ok && relstore_insert(&dm->calls, key, &idx);
+    scratch_put(ev, n);
+    if (!ok) return NONE32;
+    if (fresh) {
+        XVEC_RESERVE(&dm->first, &dm->cap_first, idx + 1);
+        dm->first[idx] = 0;
+        eval_call(ev, rel, idx);
+    }
+    return idx;
+}
+
+static void join_demand(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k, const clit_t *l,
+                        uint32_t li)
+{
+    uint32_t call = ensure_call(ev, l->rel, l->args);
+    relstore_t *s = ev->store[l->rel];
+    uint32_t ar = s->arity;
+    if (l->kind == CL_NEG || plan->index_pos[k] == INDEX_MEMBER) {
+        uint32_t t = NONE32;
+        if (call != NONE32) {
+            tid_t *tuple = scratch_get(ev, ar);
+            bool exists = true;
+            for (uint32_t a = 0; a < ar && exists; a++) exists = (tuple[a] = build(ev, l->args[a], false)) != 0;
+            if (exists) t = relstore_find(s, tuple);
+            scratch_put(ev, ar);
+        }
+        if ((l->kind == CL_NEG) == (t == NONE32)) {
+            ev->matched[li] = t;
+            join(ev, c, plan, k + 1);
+        }
+        return;
+    }
+    if (call == NONE32) return;
+    uint32_t n_trail = c->n_vars ? c->n_vars : 1;
+    uint32_t *trail = scratch_get(ev, n_trail);
+    /* Indexes, not pointers: nested calls may grow the arrays. */
+    for (uint32_t cur = ev->dm[l->rel].first[call]; cur && !ev->aborted;) {
+        uint32_t t = cur - 1;
+        const tid_t *tu = relstore_tuple(s, t);
+        uint32_t tp = 0;
+        bool ok = true;
+        for (uint32_t a = 0; a < ar && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
+        if (ok) {
+            ev->matched[li] = t;
+            join(ev, c, plan, k + 1);
+        }
+        for (uint32_t u = 0; u < tp; u++) ev->vals[trail[u]] = 0;
+        cur = ev->dm[l->rel].next[t];
+    }
+    scratch_put(ev, n_trail);
 }
 
 static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k)
@@ -365,6 +504,10 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
             ev->matched[li] = NONE32;
             join(ev, c, plan, k + 1);
         }
+        return;
+    }
+    if (r->rels[l->rel].demand) {
+        join_demand(ev, c, plan, k, l, li);
         return;
     }
     relstore_t *s = ev->store[l->rel];
@@ -411,12 +554,17 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
     tid_t key = 0;
     if (ip >= 0) {
         for (uint32_t q = 0; q < s->n_idx; q++)
-            if (s->idx_pos[q] == (uint32_t)ip) kidx = q;
+            if (s->idx_id[q] == (uint32_t)ip) kidx = q;
         if (kidx != NONE32) {
-            uint32_t p = (uint32_t)ip >> 8, q = (uint32_t)ip & 255;
-            key = build(ev, q ? l->args[p]->args[q - 1] : l->args[p], false);
-            if (!key) return; /* a term never built cannot be in the store */
-            if (q) key = path_mix(l->args[p]->functor, key);
+            const idx_spec_t *sp = s->idx_spec[kidx];
+            key = 0x243f6a88u;
+            for (uint32_t i = 0; i < sp->n; i++) {
+                uint32_t p = sp->path[i] >> 8, q = sp->path[i] & 255;
+                tid_t v = build(ev, q ? l->args[p]->args[q - 1] : l->args[p], false);
+                if (!v) return; /* a term never built cannot be in the store */
+                key = key_add(key, q ? path_mix(l->args[p]->functor, v) : v);
+            }
+            if (!key) key = 1;
         }
     }
     uint32_t cur;
@@ -452,6 +600,7 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
         }
         const tid_t *tu = relstore_tuple(s, t);
         if (ev->visits) ev->visits[c - ev->r->rules]++;
+        if (ev->deadline.at_ns && !budget_ok(ev)) break;
         uint32_t tp = 0;
         bool ok = true;
         for (uint32_t a = 0; a < ar && ok; a++) ok = match(ev, l->args[a], tu[a], trail, &tp);
@@ -536,10 +685,12 @@ bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to)
         /* A component lies in one phase: a rule that depends on a
          * move-phase rule is itself in the move phase. */
         phase_t ph = r->rels[r->rules[i].head_rel].phase;
-        if (ph >= from && ph <= to) run_component(ev, i, j);
+        if (ph >= from && ph <= to && !r->rels[r->rules[i].head_rel].demand) run_component(ev, i, j);
         i = j;
     }
     return !ev->aborted;
 }
 
 bool eval_run_phase(evaluator_t *ev, phase_t phase) { return eval_run_phases(ev, phase, phase); }
+
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p) { return build(ev, p, true); }

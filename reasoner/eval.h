@@ -26,6 +26,8 @@
 #include "reasoner/rules.h"
 #include "reasoner/terms.h"
 
+#define RELSTORE_MAX_IDX 8
+
 typedef struct relstore {
     const term_store_t *ts; /* to read index paths into function terms */
     uint32_t arity;
@@ -33,13 +35,14 @@ typedef struct relstore {
     tid_t *data;          /* n * arity values */
     uint32_t *slots;      /* dedup hash: tuple index + 1 (0 = empty) */
     uint32_t n_slots;
-    /* Indexes: for path idx_pos[k] (rules.h corder_t), a hash from key to
-     * the newest tuple with that key, and per tuple the next older one. */
+    /* Indexes (rules.h idx_spec_t): a hash from key to the newest tuple
+     * with that key, and per tuple the next older one. */
     uint32_t n_idx;
-    uint32_t idx_pos[4];
-    tid_t *idx_key[4];
-    uint32_t *idx_head[4]; /* tuple index + 1 */
-    uint32_t *idx_next[4]; /* per tuple: tuple index + 1 */
+    const idx_spec_t *idx_spec[RELSTORE_MAX_IDX];
+    uint32_t idx_id[RELSTORE_MAX_IDX];
+    tid_t *idx_key[RELSTORE_MAX_IDX];
+    uint32_t *idx_head[RELSTORE_MAX_IDX]; /* tuple index + 1 */
+    uint32_t *idx_next[RELSTORE_MAX_IDX]; /* per tuple: tuple index + 1 */
     uint32_t idx_slots;
     /* semi-naive bookkeeping */
     bool in_scc;
@@ -49,8 +52,9 @@ typedef struct relstore {
 void relstore_init(relstore_t *s, uint32_t arity, const term_store_t *ts);
 void relstore_free(relstore_t *s);
 void relstore_clear(relstore_t *s);
-/* Add an index on a position (before any tuple is added). */
-void relstore_add_index(relstore_t *s, uint32_t pos);
+/* Add an index (before any tuple is added); false if the store has as
+ * many as it can take (the probe then scans). */
+bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t id);
 /* Insert a tuple; returns true if it was new. *idx gets its index. */
 bool relstore_insert(relstore_t *s, const tid_t *tuple, uint32_t *idx);
 /* Index of a tuple, or UINT32_MAX. */
@@ -64,6 +68,18 @@ static inline const tid_t *relstore_tuple(const relstore_t *s, uint32_t i) { ret
 typedef void (*eval_emit_fn)(void *ud, const crule_t *rule, const tid_t *vals, const uint32_t *matched,
                              uint32_t head_idx);
 
+/* Memo of a demand relation (rules.h RULES_DEMAND): the calls asked so far
+ * (their bound arguments), and per call the list of its answers, which are
+ * tuples of the relation's own store. */
+typedef struct demand_memo {
+    relstore_t calls;
+    uint32_t *first;   /* per call: first answer + 1 */
+    uint32_t cap_first;
+    uint32_t *next;    /* per answer tuple: next answer of its call + 1 */
+    uint32_t cap_next;
+    uint32_t active;   /* the call being evaluated */
+} demand_memo_t;
+
 typedef struct evaluator {
     const rules_t *r;
     term_store_t *ts;
@@ -76,6 +92,7 @@ typedef struct evaluator {
     tid_t *scratch;     /* stack for nested builds and trails */
     uint32_t sp, scap;
     uint64_t *visits;   /* optional, per rule: tuples looked at (profiling) */
+    demand_memo_t *dm;  /* per relation (used for demand relations only) */
     uint32_t max_arity;
     /* modes */
     bool relaxed;       /* ignore negation on non-static relations */
@@ -100,5 +117,9 @@ void eval_clear_phase(evaluator_t *ev, phase_t phase);
 bool eval_run_phase(evaluator_t *ev, phase_t phase);
 /* Run the rules of the phases in [from, to] (relaxed grounding runs all). */
 bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to);
+
+/* The term a pattern denotes under the current variable values (interning
+ * it if new); for emit callbacks. */
+tid_t eval_build_term(evaluator_t *ev, const pat_t *p);
 
 #endif

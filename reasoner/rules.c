@@ -210,6 +210,18 @@ static uint32_t count_unbound(const pat_t *p, const bool *bound)
     return n;
 }
 
+/* The id of an index spec, registered if new. */
+static uint32_t spec_id(rules_t *r, const idx_spec_t *sp)
+{
+    for (uint32_t i = 0; i < r->n_specs; i++)
+        if (r->specs[i].rel == sp->rel && r->specs[i].n == sp->n &&
+            !memcmp(r->specs[i].path, sp->path, sp->n * sizeof *sp->path))
+            return i;
+    XVEC_RESERVE(&r->specs, &r->cap_specs, r->n_specs + 1);
+    r->specs[r->n_specs] = *sp;
+    return r->n_specs++;
+}
+
 /* A pattern whose value is known: constant, ground, or a bound variable
  * (a non-ground function term is not used as an index key). */
 static bool is_bound(const pat_t *p, const bool *bound)
@@ -230,13 +242,24 @@ static bool lit_ready(const rules_t *r, const clit_t *l, const bool *bound)
  * the fewest new variables. first: a literal that must come first (delta
  * literal of semi-naive evaluation), or UINT32_MAX. Returns false if some
  * literal can never be evaluated (unsafe rule). */
+static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out, uint32_t head_mask);
+
 static bool plan_order(builder_t *b, crule_t *c, uint32_t first, corder_t *out)
+{
+    return plan_order_from(b, c, first, out, 0);
+}
+
+/* head_mask: head argument positions whose variables are bound on entry
+ * (a demand query). */
+static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out, uint32_t head_mask)
 {
     rules_t *r = b->r;
     uint32_t n = c->n_body;
     out->order = arena_calloc(r->arena, n ? n : 1, sizeof *out->order);
     out->index_pos = arena_calloc(r->arena, n ? n : 1, sizeof *out->index_pos);
     bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (head_mask >> a & 1) mark_vars(c->head[a], bound);
     bool *used = xcalloc(n ? n : 1, sizeof *used);
     bool ok = true;
     for (uint32_t k = 0; k < n; k++) {
@@ -257,9 +280,11 @@ static bool plan_order(builder_t *b, crule_t *c, uint32_t first, corder_t *out)
                     if (u && l->args[a]->kind == PAT_FN)
                         for (uint32_t q = 0; q < l->args[a]->arity; q++) sub += is_bound(l->args[a]->args[q], bound);
                 }
-                /* does holds one tuple per role: always a cheap generator. */
+                /* In a state, does holds one tuple per role: a cheap
+                 * generator (not in the relaxed program, where it holds
+                 * every move). */
                 long score = (long)bnd * 1000 + (long)sub * 300 - (long)fresh + (ar == bnd ? 1000000 : 0) +
-                             (l->rel == r->rel_does ? 500000 : 0);
+                             (l->rel == r->rel_does && !r->relaxed ? 500000 : 0);
                 if (score > best) {
                     best = score;
                     pick = i;
@@ -280,14 +305,19 @@ static bool plan_order(builder_t *b, crule_t *c, uint32_t first, corder_t *out)
              * that (true (cell ?x ?y b)) with ?x bound probes by ?x. */
             bool full = true;
             for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) full &= all_bound(l->args[a], bound);
-            if (full) out->index_pos[k] = INDEX_MEMBER;
-            for (uint32_t a = 0; a < r->rels[l->rel].arity && out->index_pos[k] == -1; a++)
-                if (is_bound(l->args[a], bound)) out->index_pos[k] = (int32_t)(a << 8);
-            for (uint32_t a = 0; a < r->rels[l->rel].arity && out->index_pos[k] == -1; a++) {
-                const pat_t *ap = l->args[a];
-                if (ap->kind != PAT_FN) continue;
-                for (uint32_t q = 0; q < ap->arity && q < 255 && out->index_pos[k] == -1; q++)
-                    if (is_bound(ap->args[q], bound)) out->index_pos[k] = (int32_t)(a << 8 | (q + 1));
+            if (full) {
+                out->index_pos[k] = INDEX_MEMBER;
+            } else {
+                idx_spec_t sp = {.rel = l->rel};
+                for (uint32_t a = 0; a < r->rels[l->rel].arity && sp.n < IDX_MAX_PATHS; a++)
+                    if (is_bound(l->args[a], bound)) sp.path[sp.n++] = a << 8;
+                for (uint32_t a = 0; a < r->rels[l->rel].arity && sp.n < IDX_MAX_PATHS; a++) {
+                    const pat_t *ap = l->args[a];
+                    if (ap->kind != PAT_FN || is_bound(ap, bound)) continue;
+                    for (uint32_t q = 0; q < ap->arity && q < 255 && sp.n < IDX_MAX_PATHS; q++)
+                        if (is_bound(ap->args[q], bound)) sp.path[sp.n++] = a << 8 | (q + 1);
+                }
+                if (sp.n) out->index_pos[k] = (int32_t)spec_id(r, &sp);
             }
             for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) mark_vars(l->args[a], bound);
         } else if (!lit_ready(r, l, bound)) {
@@ -431,6 +461,153 @@ static void expand(builder_t *b, const rule_t *src, uint32_t i, flat_t *f)
         f->lits[f->n++] = dj;
         expand(b, src, i + 1, f);
         f->n = saved;
+    }
+}
+
+/* ------------------------------------------- projection of local variables */
+
+static void count_vars(const pat_t *p, uint32_t *cnt)
+{
+    if (p->kind == PAT_VAR) cnt[p->var]++;
+    else if (p->kind == PAT_FN && !p->ground)
+        for (uint32_t i = 0; i < p->arity; i++) count_vars(p->args[i], cnt);
+}
+
+static void lit_count_vars(const rules_t *r, const clit_t *l, uint32_t *cnt)
+{
+    if (l->kind == CL_DISTINCT) {
+        count_vars(l->lhs, cnt);
+        count_vars(l->rhs, cnt);
+    } else {
+        for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) count_vars(l->args[a], cnt);
+    }
+}
+
+static pat_t *remap(builder_t *b, const pat_t *p, const uint32_t *map)
+{
+    if (p->kind == PAT_VAR) {
+        pat_t *q = arena_alloc(b->r->arena, sizeof *q);
+        *q = *p;
+        q->var = map[p->var];
+        return q;
+    }
+    if (p->kind == PAT_FN && !p->ground) {
+        pat_t *q = arena_alloc(b->r->arena, sizeof *q);
+        *q = *p;
+        q->args = arena_calloc(b->r->arena, p->arity, sizeof *q->args);
+        for (uint32_t i = 0; i < p->arity; i++) q->args[i] = remap(b, p->args[i], map);
+        return q;
+    }
+    return (pat_t *)p;
+}
+
+static void remap_lit(builder_t *b, clit_t *l, const uint32_t *map)
+{
+    if (l->kind == CL_DISTINCT) {
+        l->lhs = remap(b, l->lhs, map);
+        l->rhs = remap(b, l->rhs, map);
+        return;
+    }
+    uint32_t ar = b->r->rels[l->rel].arity;
+    pat_t **args = arena_calloc(b->r->arena, ar ? ar : 1, sizeof *args);
+    for (uint32_t a = 0; a < ar; a++) args[a] = remap(b, l->args[a], map);
+    l->args = args;
+}
+
+/* Variables that occur in one positive literal and nowhere else in a rule
+ * are projected out through an auxiliary relation: in
+ *     (next (check ?p rook ?x ?y)) <= (does ?o (move ?piece ?u ?v ?x1 ?y1)) ...
+ * ?piece, ?x1 and ?y1 matter only as "some move from (u, v)", so the literal
+ * becomes (aux ?o ?u ?v) with aux(?o ?u ?v) <= (does ?o (move ?piece ?u ?v ?x1 ?y1)).
+ * The meaning is unchanged (an existential is a projection), and a ground
+ * rule no longer multiplies out every value of the projected variables:
+ * in chess this divides the instances of such rules by the number of
+ * destinations. */
+static void project_local_vars(builder_t *b)
+{
+    rules_t *r = b->r;
+    uint32_t n = b->n_rules;
+    for (uint32_t i = 0; i < n; i++) {
+        crule_t c = b->rules[i]; /* b->rules may move as aux rules are added */
+        if (c.n_body < 2) continue;
+        bool changed = false;
+        for (uint32_t k = 0; k < c.n_body; k++) {
+            clit_t *l = &c.body[k];
+            if (l->kind != CL_POS) continue;
+            uint32_t nv = c.n_vars ? c.n_vars : 1;
+            uint32_t *all = xcalloc(nv, sizeof *all), *mine = xcalloc(nv, sizeof *mine);
+            for (uint32_t a = 0; a < r->rels[c.head_rel].arity; a++) count_vars(c.head[a], all);
+            for (uint32_t j = 0; j < c.n_body; j++) lit_count_vars(r, &c.body[j], j == k ? mine : all);
+            uint32_t n_keep = 0, n_local = 0;
+            uint32_t *map = xmalloc(nv * sizeof *map);
+            for (uint32_t v = 0; v < c.n_vars; v++)
+                if (mine[v] && all[v]) map[v] = n_keep++;
+            for (uint32_t v = 0; v < c.n_vars; v++)
+                if (mine[v] && !all[v]) {
+                    map[v] = n_keep + n_local;
+                    n_local++;
+                }
+            if (n_local == 0) {
+                free(all);
+                free(mine);
+                free(map);
+                continue;
+            }
+            /* aux(keep...) <= L, with the literal's variables renumbered */
+            XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+            uint32_t aux = r->n_rels++;
+            r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+            crule_t a = {.head_rel = aux, .n_vars = n_keep + n_local, .n_body = 1, .src_off = c.src_off};
+            a.head = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *a.head);
+            uint32_t *inv = xmalloc(nv * sizeof *inv);
+            for (uint32_t v = 0; v < c.n_vars; v++)
+                if (mine[v] && all[v]) inv[map[v]] = v;
+            for (uint32_t j = 0; j < n_keep; j++) {
+                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+                pv->kind = PAT_VAR;
+                pv->var = j;
+                a.head[j] = pv;
+            }
+            a.body = arena_calloc(r->arena, 1, sizeof *a.body);
+            a.body[0] = *l;
+            remap_lit(b, &a.body[0], map);
+            plan_order(b, &a, UINT32_MAX, &a.plan);
+            a.seq = b->n_rules;
+            XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+            b->rules[b->n_rules++] = a;
+            /* the literal becomes aux(keep...) in the rule's own numbering */
+            l->rel = aux;
+            l->args = arena_calloc(r->arena, n_keep ? n_keep : 1, sizeof *l->args);
+            for (uint32_t j = 0; j < n_keep; j++) {
+                pat_t *pv = arena_alloc(r->arena, sizeof *pv);
+                pv->kind = PAT_VAR;
+                pv->var = inv[j];
+                l->args[j] = pv;
+            }
+            changed = true;
+            free(inv);
+            free(all);
+            free(mine);
+            free(map);
+        }
+        if (!changed) continue;
+        /* Renumber the rule's remaining variables densely and plan again. */
+        uint32_t nv = c.n_vars ? c.n_vars : 1;
+        uint32_t *cnt = xcalloc(nv, sizeof *cnt), *map = xmalloc(nv * sizeof *map);
+        for (uint32_t a2 = 0; a2 < r->rels[c.head_rel].arity; a2++) count_vars(c.head[a2], cnt);
+        for (uint32_t j = 0; j < c.n_body; j++) lit_count_vars(r, &c.body[j], cnt);
+        uint32_t m = 0;
+        for (uint32_t v = 0; v < c.n_vars; v++) map[v] = cnt[v] ? m++ : UINT32_MAX;
+        uint32_t ar = r->rels[c.head_rel].arity;
+        pat_t **head = arena_calloc(r->arena, ar ? ar : 1, sizeof *head);
+        for (uint32_t a2 = 0; a2 < ar; a2++) head[a2] = remap(b, c.head[a2], map);
+        c.head = head;
+        for (uint32_t j = 0; j < c.n_body; j++) remap_lit(b, &c.body[j], map);
+        c.n_vars = m;
+        plan_order(b, &c, UINT32_MAX, &c.plan);
+        b->rules[i] = c;
+        free(cnt);
+        free(map);
     }
 }
 
@@ -617,6 +794,92 @@ static bool order_rules(builder_t *b)
     return ok;
 }
 
+/* ----------------------------------------------------------------- demand */
+
+/* Argument positions of each literal bound when the plan reaches it, as a
+ * mask; calls fn(rel, mask) for every relational literal. */
+static void plan_uses(const rules_t *r, const crule_t *c, const corder_t *plan, uint32_t head_mask, uint32_t *mask_of)
+{
+    bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (head_mask >> a & 1) mark_vars(c->head[a], bound);
+    for (uint32_t k = 0; k < c->n_body; k++) {
+        const clit_t *l = &c->body[plan->order[k]];
+        if (l->kind == CL_DISTINCT) continue;
+        uint32_t ar = r->rels[l->rel].arity, m = 0;
+        for (uint32_t a = 0; a < ar && a < 32; a++)
+            if (all_bound(l->args[a], bound)) m |= 1u << a;
+        mask_of[l->rel] &= m;
+        if (l->kind == CL_POS)
+            for (uint32_t a = 0; a < ar; a++) mark_vars(l->args[a], bound);
+    }
+    free(bound);
+}
+
+static bool is_keyword_rel(const rules_t *r, uint32_t rel)
+{
+    return rel == r->rel_role || rel == r->rel_init || rel == r->rel_true || rel == r->rel_does ||
+           rel == r->rel_next || rel == r->rel_legal || rel == r->rel_goal || rel == r->rel_terminal ||
+           r->rels[rel].name == SYM_BASE || r->rels[rel].name == SYM_INPUT;
+}
+
+static void compute_demand(builder_t *b)
+{
+    rules_t *r = b->r;
+    bool *cand = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *cand);
+    uint32_t *mask = xmalloc((r->n_rels ? r->n_rels : 1) * sizeof *mask);
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
+                  r->rels[i].arity > 0 && r->rels[i].arity <= 32;
+    for (uint32_t i = 0; i < r->n_rules; i++)
+        if (r->rules[i].recursive) cand[r->rules[i].head_rel] = false;
+    /* Shrink the candidates until every use of each binds its mask. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < r->n_rels; i++) mask[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            crule_t *c = &r->rules[i];
+            if (cand[c->head_rel]) {
+                uint32_t hm = r->rels[c->head_rel].demand_mask;
+                plan_order_from(b, c, UINT32_MAX, &c->qplan, hm);
+                plan_uses(r, c, &c->qplan, hm, mask);
+            } else {
+                plan_uses(r, c, &c->plan, 0, mask);
+                for (uint32_t k = 0; c->delta && k < c->n_body; k++)
+                    if (c->delta[k].order) plan_uses(r, c, &c->delta[k], 0, mask);
+            }
+        }
+        for (uint32_t i = 0; i < r->n_rels; i++) {
+            if (!cand[i]) continue;
+            uint32_t full = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
+            uint32_t m = mask[i] & full;
+            /* Only membership queries (every argument given) for now: with
+             * fewer arguments bound, evaluating each call separately loses
+             * the sharing of bottom-up evaluation (chess: queen moves from
+             * each square, asked once per square). */
+            if (m != full) {
+                cand[i] = false;
+                changed = true;
+            } else if (m != r->rels[i].demand_mask) {
+                r->rels[i].demand_mask = m;
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        r->rels[i].demand = cand[i];
+        if (!cand[i]) r->rels[i].demand_mask = 0;
+    }
+    for (uint32_t i = 0; i < r->n_rules; i++) {
+        crel_t *h = &r->rels[r->rules[i].head_rel];
+        if (!h->demand) continue;
+        h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
+        h->rules_of[h->n_rules_of++] = i;
+    }
+    free(cand);
+    free(mask);
+}
+
 /* ------------------------------------------------------------------ main */
 
 /* A bridge rule head(?x...) <= body(?x...) over the same variables. */
@@ -650,6 +913,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
     r->syms = p->syms;
     r->arena = arena_new(1 << 16);
     builder_t b = {.r = r, .p = p, .d = d};
+    r->relaxed = (flags & RULES_RELAXED) != 0;
     /* Keyword relations first, so that they exist even when unused. */
     r->rel_role = rel_of(&b, SYM_ROLE, 1);
     r->rel_init = rel_of(&b, SYM_INIT, 1);
@@ -677,9 +941,9 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
         expand(&b, src, 0, &f);
     }
     free(f.lits);
+    if (b.errors == 0) project_local_vars(&b);
     compute_phases(r, b.rules, b.n_rules);
     if (flags & RULES_RELAXED) {
-        r->relaxed = true;
         add_bridge(&b, r->rel_true, r->rel_init);
         add_bridge(&b, r->rel_true, r->rel_next);
         add_bridge(&b, r->rel_does, r->rel_legal);
@@ -699,6 +963,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
                 if (!plan_order(&b, c, k, &c->delta[k])) c->delta[k] = c->plan;
             }
         }
+        if (flags & RULES_DEMAND) compute_demand(&b);
     }
     if (b.errors) {
         rules_free(r);
@@ -710,9 +975,11 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
 void rules_free(rules_t *r)
 {
     if (!r) return;
+    for (uint32_t i = 0; r->rels && i < r->n_rels; i++) free(r->rels[i].rules_of);
     free(r->rules);
     free(r->rels);
     free(r->roles);
+    free(r->specs);
     arena_free(r->arena);
     free(r);
 }

@@ -46,10 +46,20 @@ typedef struct clit {
     pat_t *lhs, *rhs; /* CL_DISTINCT */
 } clit_t;
 
-/* One evaluation order of a rule body. index_pos[i] is the index path of
- * literal order[i] used to probe the relation (-1: scan): argument p as
- * p << 8, or argument q of the function term at p as p << 8 | (q + 1);
- * INDEX_MEMBER when every argument is bound (a hash membership test). */
+/* An index of a relation: the tuples hashed by the values at up to
+ * IDX_MAX_PATHS paths. A path is argument p (code p << 8) or argument q of
+ * the function term at p (code p << 8 | (q + 1)), so that
+ * (true (cell ?x ?y b)) with ?x bound probes by ?x and b together. */
+#define IDX_MAX_PATHS 4
+typedef struct idx_spec {
+    uint32_t rel;
+    uint32_t n;
+    uint32_t path[IDX_MAX_PATHS];
+} idx_spec_t;
+
+/* One evaluation order of a rule body. index_pos[i] is the index (an
+ * idx_spec_t id) used to probe literal order[i]'s relation, -1 to scan it,
+ * or INDEX_MEMBER when every argument is bound (a hash membership test). */
 #define INDEX_MEMBER (-2)
 typedef struct corder {
     uint32_t *order;
@@ -66,6 +76,7 @@ typedef struct crule {
     clit_t *body;       /* in source order (after or-expansion) */
     corder_t plan;      /* the default order */
     corder_t *delta;    /* per body literal: order starting with it (recursive rules) */
+    corder_t qplan;     /* demand relations: order with the demanded head arguments bound */
     uint32_t scc;       /* component index in evaluation order */
     bool recursive;     /* its component is cyclic */
     bool bridge;        /* a RULES_RELAXED bridge rule */
@@ -78,6 +89,13 @@ typedef struct crel {
     uint32_t arity;
     phase_t phase;
     bool has_rules;     /* appears as some head */
+    /* Demand evaluation (RULES_DEMAND): the relation is never computed in
+     * full; each use asks for the tuples whose arguments at the positions
+     * of demand_mask are given, and the answers are memoised per state. */
+    bool demand;
+    uint32_t demand_mask;
+    uint32_t *rules_of; /* demand: indexes of its rules */
+    uint32_t n_rules_of;
 } crel_t;
 
 typedef struct rules {
@@ -93,6 +111,8 @@ typedef struct rules {
     tid_t *roles;       /* role constants in description order */
     uint32_t n_roles;
     bool relaxed;
+    idx_spec_t *specs;  /* every index some plan uses */
+    uint32_t n_specs, cap_specs;
     arena_t *arena;
 } rules_t;
 
@@ -105,6 +125,12 @@ typedef struct rules {
  * can ever hold (an over-approximation). Bridge rules have src_off
  * UINT32_MAX. */
 #define RULES_RELAXED 1u
+/* RULES_DEMAND marks relations that are only ever used with some arguments
+ * bound, are not recursive and are not game keywords, for demand
+ * evaluation (eval.c): in chess, threatened_with_capture has millions of
+ * tuples per state but each legal move asks about one. A restricted form
+ * of the magic-sets idea, without rewriting recursive relations. */
+#define RULES_DEMAND 2u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */

@@ -31,6 +31,14 @@ void search_spec_print(const search_spec_t *s, FILE *out);
 bool search_spec_is_timed(const search_spec_t *s);
 /* Print the algorithms, keys, defaults and meanings (`ggp players`). */
 void search_players_help(FILE *out);
+/* The spec's seed= value (0 by default) and algorithm name. */
+uint64_t search_spec_seed(const search_spec_t *s);
+const char *search_spec_algorithm(const search_spec_t *s);
+search_spec_t *search_spec_copy(const search_spec_t *s);
+
+/* Agresti-Coull 95% interval for x successes in n trials (x may be
+ * fractional: draws count 1/2), clamped to [0,1] (grave-spec §11.1). */
+void search_agresti_coull(double x, double n, double *lo, double *hi);
 
 /* What one decision did (for logs, tournaments and memory reports). */
 typedef struct search_report {
@@ -40,12 +48,18 @@ typedef struct search_report {
     uint64_t bytes_peak;      /* peak bytes of the search (nodes + AMAF + MAST) */
     double seconds;           /* wall time spent */
     double value;             /* estimated value of the chosen move in [0,1] */
+    uint64_t capped;          /* playouts cut at the ply cap or by a rules defect */
+    uint64_t recycled;        /* nodes recycled (LRU, spec §6) */
 } search_report_t;
 
 searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *spec);
 void searcher_free(searcher_t *s);
-/* Start of a new match: forget everything (MAST, trees). */
+/* Start of a new match: forget everything (MAST, trees) and restart the
+ * random sequence from the seed. */
 void searcher_reset(searcher_t *s);
+/* Use this seed instead of the spec's (play and tournaments derive one per
+ * game and seat); takes effect at once, like a reset. */
+void searcher_reseed(searcher_t *s, uint64_t seed);
 
 /* Choose a move for the searcher's role in state st. The search stops at
  * its budget (playouts / nodes), at the deadline (if not deadline_none()),

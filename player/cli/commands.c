@@ -8,5 +8,12 @@ const command_t ggp_commands[] = {
     {"replay", "replay reference traces and report the first divergence", cmd_replay},
     {"trace", "write a random playout as a reference trace", cmd_trace},
     {"perft", "count paths, distinct states and terminals of the game tree by depth", cmd_perft},
+    {"play", "play one local game between searchers, move by move", cmd_play},
+    {"tournament", "searcher A against searcher B over many games, with sweeps and plots", cmd_tournament},
+    {"players", "list the searchers (player specs), their keys and defaults", cmd_players},
+    {"serve", "play matches over HTTP as a GGP player", cmd_serve},
+#ifdef GGP_HAVE_MANAGER
+    {"match", "run a match between players over HTTP (game manager)", cmd_match},
+#endif
     {NULL, NULL, NULL},
 };

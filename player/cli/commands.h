@@ -19,5 +19,12 @@ int cmd_check(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_perft(int argc, char **argv);
+int cmd_play(int argc, char **argv);
+int cmd_tournament(int argc, char **argv);
+int cmd_players(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+#ifdef GGP_HAVE_MANAGER
+int cmd_match(int argc, char **argv);
+#endif
 
 #endif

@@ -1,0 +1,235 @@
+/* cmd_match.c - `ggp match`: run one match between players over HTTP as a
+ * game manager (player/manager/manager.h; shared/docs/gdl-protocol.md §5).
+ * Built only with libcurl (GGP_HAVE_MANAGER): the player must not need it. */
+#ifdef GGP_HAVE_MANAGER
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/xalloc.h"
+#include "gdl/sexpr.h"
+#include "player/cli/commands.h"
+#include "player/cli/common.h"
+#include "player/manager/http_client.h"
+#include "player/manager/manager.h"
+#include "player/proto/message.h"
+#include "reasoner/game.h"
+
+static const char match_help[] =
+    "usage: ggp match FILE.kif --startclock S --playclock P [--out match.json]\n"
+    "                 [--grace-ms G] [--connect-ms C] [--seed N] [--max-steps N]\n"
+    "                 [--verbose] URL...\n"
+    "\n"
+    "Run one match of the game in FILE.kif between GGP players reached over HTTP,\n"
+    "one URL per role in the order of the role facts (e.g. http://127.0.0.1:9147/).\n"
+    "Every player gets START, then PLAY until the game ends, then STOP, all players\n"
+    "at once. A reply that is late (clock + grace), missing, unparsable or illegal\n"
+    "is replaced by a random legal move and recorded as TO, CE or 'IL <reply>'.\n"
+    "\n"
+    "  --startclock S   seconds for START (metagaming)\n"
+    "  --playclock P    seconds per move\n"
+    "  --out FILE       write the match record (GGP-Base JSON) here\n"
+    "  --grace-ms G     network grace added to each clock (default 1000)\n"
+    "  --connect-ms C   connect timeout (default 5000)\n"
+    "  --seed N         seed of the substitute moves (default 1)\n"
+    "  --max-steps N    abort a game longer than this (default 100000)\n"
+    "  --verbose        one line per request on stderr (time, reply, error)\n"
+    "\n"
+    "The last line of output is 'goals ROLE=V ...' for a completed match, or\n"
+    "'aborted: REASON' when a defect of the rules stopped it.\n"
+    "\n"
+    "exit status: 0 match completed, 1 invalid rules or match aborted,\n"
+    "             2 usage or I/O error\n";
+
+/* START's rules list: every form of the file, as the file spells it, in
+ * GGP-Base's spacing and without comments (GGP-Base's message tokenizer
+ * does not know comments; §1.1). NULL if the file does not parse. */
+static char *rules_text(const loaded_t *l)
+{
+    arena_t *a = arena_new(1 << 16);
+    symtab_t *st = symtab_new();
+    diag_t d;
+    diag_init(&d, NULL);
+    sexpr_t **forms;
+    size_t n;
+    char *buf = NULL;
+    size_t len = 0;
+    if (sx_parse(a, st, l->src, &d, &forms, &n) == 0) {
+        FILE *f = open_memstream(&buf, &len);
+        fputc('(', f);
+        for (size_t i = 0; i < n; i++) {
+            char *t = ggp_sx_text(st, forms[i], true);
+            fprintf(f, " %s", t);
+            free(t);
+        }
+        fputs(" )", f);
+        fclose(f);
+    }
+    symtab_free(st);
+    arena_free(a);
+    return buf;
+}
+
+/* "ggp.<game>.<epoch ms>" with the game name reduced to safe characters. */
+static char *make_match_id(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    if (n > 60) n = 60;
+    char name[64];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)base[i];
+        name[k++] = (isalnum(c) || c == '_' || c == '-') ? (char)c : '_';
+    }
+    name[k] = '\0';
+    char *id = xmalloc(k + 48);
+    sprintf(id, "ggp.%s.%lld", k ? name : "game", (long long)clock_epoch_ms());
+    return id;
+}
+
+int cmd_match(int argc, char **argv)
+{
+    const char *file = NULL, *out_path = NULL;
+    uint64_t start = 0, play = 0, grace = 1000, connect = 5000, seed = 1, max_steps = 100000;
+    bool have_start = false, have_play = false, verbose = false;
+    char **urls = xcalloc((size_t)argc, sizeof *urls);
+    uint32_t n_urls = 0;
+    int rc = EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(match_help, stdout);
+            free(urls);
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--verbose")) {
+            verbose = true;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (!file) file = a;
+            else urls[n_urls++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "ggp match: missing value for %s\n%s", a, match_help);
+            goto out;
+        }
+        const char *v = argv[++i];
+        bool ok = true;
+        if (!strcmp(a, "--startclock")) ok = parse_u64("match", a, v, 0, 86400, &start), have_start = true;
+        else if (!strcmp(a, "--playclock")) ok = parse_u64("match", a, v, 1, 86400, &play), have_play = true;
+        else if (!strcmp(a, "--out")) out_path = v;
+        else if (!strcmp(a, "--grace-ms")) ok = parse_u64("match", a, v, 0, 600000, &grace);
+        else if (!strcmp(a, "--connect-ms")) ok = parse_u64("match", a, v, 1, 600000, &connect);
+        else if (!strcmp(a, "--seed")) ok = parse_u64("match", a, v, 0, UINT64_MAX, &seed);
+        else if (!strcmp(a, "--max-steps")) ok = parse_u64("match", a, v, 1, 100000000, &max_steps);
+        else {
+            fprintf(stderr, "ggp match: unknown option '%s'\n%s", a, match_help);
+            goto out;
+        }
+        if (!ok) goto out;
+    }
+    if (!file || !have_start || !have_play || n_urls == 0) {
+        fprintf(stderr, "ggp match: need FILE.kif, --startclock, --playclock and one URL per role\n%s", match_help);
+        goto out;
+    }
+
+    diag_t d;
+    diag_init(&d, stderr);
+    d.max_errors = 100;
+    loaded_t l;
+    if (!load_rules(file, &d, &l)) goto out;
+    if (l.errors) {
+        fprintf(stderr, "ggp match: %s: invalid rules (%u error%s)\n", file, l.errors, l.errors == 1 ? "" : "s");
+        loaded_free(&l);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
+    game_t *g = game_compile(l.prog, &opt, &d);
+    if (!g) {
+        fprintf(stderr, "ggp match: %s: the rules do not compile\n", file);
+        loaded_free(&l);
+        rc = EXIT_FAIL;
+        goto out;
+    }
+    uint32_t nr = game_num_roles(g);
+    FILE *out = NULL;
+    char *rules = NULL;
+    if (nr != n_urls) {
+        fprintf(stderr, "ggp match: %s has %u role%s (", file, nr, nr == 1 ? "" : "s");
+        for (uint32_t r = 0; r < nr; r++) fprintf(stderr, "%s%s", r ? " " : "", game_role_name(g, r));
+        fprintf(stderr, ") but %u URL%s given\n", n_urls, n_urls == 1 ? " was" : "s were");
+        goto done;
+    }
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        perror(out_path);
+        goto done;
+    }
+    rules = rules_text(&l);
+    if (!rules) {
+        fprintf(stderr, "ggp match: %s: cannot re-read the rules\n", file);
+        goto done;
+    }
+    if (!http_client_init()) {
+        fprintf(stderr, "ggp match: cannot initialise libcurl\n");
+        goto done;
+    }
+    char *id = make_match_id(file);
+    match_config_t cfg = {.match_id = id,
+                          .rules_text = rules,
+                          .start_clock = (uint32_t)start,
+                          .play_clock = (uint32_t)play,
+                          .grace_ms = grace,
+                          .connect_ms = connect,
+                          .urls = urls,
+                          .seed = seed,
+                          .max_steps = (uint32_t)max_steps,
+                          .verbose = verbose ? stderr : NULL};
+    match_record_t rec;
+    bool completed = manager_run(&cfg, g, &rec);
+    http_client_cleanup();
+    rc = completed ? EXIT_OK : EXIT_FAIL;
+    if (out) {
+        record_write_json(&rec, out);
+        if (fclose(out) != 0) {
+            perror(out_path);
+            rc = EXIT_USAGE;
+        }
+        out = NULL;
+    }
+    printf("match %s: %zu steps\n", id, rec.n_states - 1);
+    printf("errors");
+    for (uint32_t r = 0; r < nr; r++) {
+        unsigned bad = 0;
+        for (size_t s = 0; s < rec.n_states; s++) bad += rec.errors[s * nr + r][0] != '\0';
+        printf(" %s=%u", game_role_name(g, r), bad);
+    }
+    printf("\n");
+    if (completed) {
+        printf("goals");
+        for (uint32_t r = 0; r < nr; r++) printf(" %s=%d", game_role_name(g, r), rec.goals[r]);
+        printf("\n");
+    } else {
+        printf("aborted: %s\n", rec.abort_reason ? rec.abort_reason : "unknown reason");
+    }
+    record_free(&rec);
+    free(id);
+done:
+    if (out) fclose(out);
+    free(rules);
+    game_free(g);
+    loaded_free(&l);
+out:
+    free(urls);
+    return rc;
+}
+
+#else
+typedef int ggp_cmd_match_unavailable_t; /* built without libcurl */
+#endif

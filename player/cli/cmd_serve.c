@@ -1,0 +1,156 @@
+/* cmd_serve.c - `ggp serve`: play matches over HTTP as a GGP player
+ * (player/proto/server.h, session.h; shared/docs/gdl-protocol.md §5). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/xalloc.h"
+#include "player/cli/commands.h"
+#include "player/cli/common.h"
+#include "player/proto/engine_gdl.h"
+#include "player/proto/server.h"
+#include "player/proto/session.h"
+
+static const char serve_help[] =
+    "usage: ggp serve [--port P] [--bind ADDR] [--player SPEC] [--margin-ms M]\n"
+    "                 [--max-body BYTES] [--log FILE] [--name NAME] [--seed N]\n"
+    "\n"
+    "Play GGP matches over HTTP: answer the POSTed messages of a game manager\n"
+    "(INFO, PREVIEW, START, PLAY, STOP, ABORT; any case, any path), one match at\n"
+    "a time. START's rules are compiled and searched until the start clock;\n"
+    "each PLAY is answered with the searched move before the play clock.\n"
+    "Runs until interrupted (SIGINT or SIGTERM).\n"
+    "\n"
+    "  --port P          TCP port (default 9147; 0 picks a free one)\n"
+    "  --bind ADDR       numeric address to listen on (default 0.0.0.0;\n"
+    "                    '::' listens on IPv6 and IPv4)\n"
+    "  --player SPEC     searcher, ALGO[:key=value,...] (default grave; see\n"
+    "                    'ggp players'); without playouts= it searches until\n"
+    "                    the deadline, with playouts=N it stops at N playouts\n"
+    "  --margin-ms M     reply this many ms before the clock runs out, counted\n"
+    "                    from the request's arrival (default 500)\n"
+    "  --max-body BYTES  largest request accepted (default 8388608)\n"
+    "  --log FILE        append the request log here (default stderr)\n"
+    "  --name NAME       name reported by INFO (default ggp)\n"
+    "  --seed N          seed of the fallback random moves (default 1)\n"
+    "\n"
+    "Prints 'ggp serve: listening on ADDR:PORT' on stdout once ready.\n"
+    "Log: one line per request: time, match, kind, HTTP status, ms, reply.\n"
+    "\n"
+    "exit status: 0 stopped by a signal, 2 usage error or cannot listen\n";
+
+/* INFO's name is sent as one atom: no blanks, parentheses or ';'. */
+static bool name_ok(const char *s)
+{
+    if (!*s || strlen(s) > 64) return false;
+    for (; *s; s++)
+        if (*s <= ' ' || *s == '(' || *s == ')' || *s == ';' || *s == 0x7f) return false;
+    return true;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    const char *bind = "0.0.0.0", *spec_text = "grave", *log_path = NULL, *name = "ggp";
+    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(serve_help, stdout);
+            return EXIT_OK;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "ggp serve: %s '%s'\n%s", a[0] == '-' ? "missing value or unknown option" : "unexpected argument",
+                    a, serve_help);
+            return EXIT_USAGE;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--port")) {
+            if (!parse_u64("serve", a, v, 0, 65535, &port)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--bind")) {
+            bind = v;
+        } else if (!strcmp(a, "--player")) {
+            spec_text = v;
+        } else if (!strcmp(a, "--margin-ms")) {
+            if (!parse_u64("serve", a, v, 0, 3600000, &margin)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--max-body")) {
+            if (!parse_u64("serve", a, v, 64, (uint64_t)1 << 31, &max_body)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--log")) {
+            log_path = v;
+        } else if (!strcmp(a, "--name")) {
+            if (!name_ok(v)) {
+                fprintf(stderr, "ggp serve: bad --name '%s' (one word of at most 64 printable characters, no parentheses)\n", v);
+                return EXIT_USAGE;
+            }
+            name = v;
+        } else if (!strcmp(a, "--seed")) {
+            if (!parse_u64("serve", a, v, 0, UINT64_MAX, &seed)) return EXIT_USAGE;
+        } else {
+            fprintf(stderr, "ggp serve: unknown option '%s'\n%s", a, serve_help);
+            return EXIT_USAGE;
+        }
+    }
+    char err[256];
+    search_spec_t *spec = search_spec_parse(spec_text, err, sizeof err);
+    if (!spec) {
+        fprintf(stderr, "ggp serve: bad --player '%s': %s\n", spec_text, err);
+        return EXIT_USAGE;
+    }
+    /* A spec without a budget searches until the deadline: give it an
+     * unbounded time budget. An explicit playouts= budget is kept (it
+     * then refuses seconds=), and the deadline still caps it. */
+    if (!search_spec_is_timed(spec)) {
+        size_t n = strlen(spec_text) + 32;
+        char *timed = xmalloc(n);
+        snprintf(timed, n, "%s%sseconds=86400", spec_text, strchr(spec_text, ':') ? "," : ":");
+        search_spec_t *t = search_spec_parse(timed, err, sizeof err);
+        free(timed);
+        if (t) {
+            search_spec_free(spec);
+            spec = t;
+        }
+    }
+    FILE *log = stderr;
+    if (log_path && !(log = fopen(log_path, "a"))) {
+        perror(log_path);
+        search_spec_free(spec);
+        return EXIT_USAGE;
+    }
+
+    /* Signals are taken by sigwait below; every thread started from here
+     * on inherits the mask, so none of them is interrupted. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    gdl_engine_config_t ec = {.spec = spec};
+    engine_t engine;
+    engine_gdl_init(&engine, &ec);
+    session_config_t sc = {.name = name, .margin_ms = margin, .engine = &engine, .log = log, .seed = seed};
+    session_t *session = session_new(&sc);
+    server_config_t cfg = {.bind = bind, .port = (uint16_t)port, .max_body = (size_t)max_body, .session = session};
+    server_t *sv = server_start(&cfg, err, sizeof err);
+    if (!sv) {
+        fprintf(stderr, "ggp serve: %s\n", err);
+        session_free(session);
+        search_spec_free(spec);
+        if (log != stderr) fclose(log);
+        return EXIT_USAGE;
+    }
+    printf("ggp serve: listening on %s:%u\n", bind, (unsigned)server_port(sv));
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    fprintf(log, "ggp serve: stopping on signal %d\n", sig);
+    server_stop(sv);
+    session_free(session);
+    search_spec_free(spec);
+    if (log != stderr) fclose(log);
+    return EXIT_OK;
+}

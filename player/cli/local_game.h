@@ -1,0 +1,55 @@
+/* local_game.h - play one game locally between searchers (one per role), as
+ * `ggp play` and `ggp tournament` do, with reproducible per-seat seeds.
+ *
+ * A seat's seed is derived from the game seed, the seat and the spec's own
+ * seed= key, so `ggp play FILE --player A --player B --seed S` replays game
+ * k of a tournament exactly when S is that game's seed. */
+#ifndef GGP_PLAYER_CLI_LOCAL_GAME_H
+#define GGP_PLAYER_CLI_LOCAL_GAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "player/cli/common.h"
+#include "reasoner/game.h"
+#include "search/search.h"
+
+/* What one seat did over a game. */
+typedef struct seat_totals {
+    uint64_t searches;   /* moves it searched (forced moves are not searched) */
+    uint64_t playouts;
+    double seconds;      /* time in its searches */
+    uint64_t nodes_peak; /* max over its searches */
+    uint64_t bytes_peak;
+    uint64_t bytes_per_node;
+} seat_totals_t;
+
+typedef struct local_game {
+    uint32_t steps;
+    int goals[64];       /* per role; GAME_GOAL_NONE if undefined */
+    bool ok;             /* reached a terminal state */
+    char error[160];     /* why not */
+} local_game_t;
+
+/* The seed of a seat's searcher. */
+uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t *spec);
+
+/* Play one game from the initial state. specs[r] plays role r (at most 64
+ * roles). out (may be NULL) gets each joint move; verbose adds each search's
+ * report. totals (may be NULL) has one entry per role. */
+void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, FILE *out, bool verbose,
+                     seat_totals_t *totals, local_game_t *res);
+
+/* Print a state as `game_state_print` does, then, if it has (cell X Y M)
+ * fluents, a grid of M with X as rows and Y as columns. */
+void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
+
+/* Load, validate and compile a rule file (diagnostics on stderr). Returns
+ * NULL with *rc set to the exit code on failure. */
+game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc);
+
+/* Parse --engine's value. */
+bool local_parse_engine(const char *cmd, const char *s, engine_kind_t *out);
+
+#endif

@@ -1,0 +1,69 @@
+/* manager.h - the game manager: runs one match between players over HTTP
+ * and keeps the GGP-Base match record (shared/docs/gdl-protocol.md §5).
+ *
+ * The manager sends START to every player, then PLAY (NIL first, then the
+ * previous joint move in role order) until the state is terminal, then STOP
+ * with the last joint move (§5.2, §5.5, pitfall 23). For each role and step
+ * a random legal move is drawn in advance from a seeded rng; it replaces a
+ * reply that is late (`TO`), never comes (`CE`), does not parse as exactly
+ * one term or is not legal (`IL <reply>`), and the error is recorded in the
+ * slot of that role and step, exactly as GGP-Base does (§5.4). The match
+ * always goes on.
+ *
+ * A defect of the rules met during the match (a role without a legal move,
+ * no goal value or several at the end, a game that does not end within
+ * max_steps) ends it cleanly: the record is marked aborted with the reason,
+ * players get ABORT, and goalValues is left out (§5.7). */
+#ifndef GGP_PLAYER_MANAGER_MANAGER_H
+#define GGP_PLAYER_MANAGER_MANAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reasoner/game.h"
+
+typedef struct match_config {
+    const char *match_id;   /* opaque atom, unique per match */
+    const char *rules_text; /* START's rules list, "( form form ... )" */
+    uint32_t start_clock;   /* seconds */
+    uint32_t play_clock;    /* seconds */
+    uint64_t grace_ms;      /* added to every clock (default 1000, §5.3) */
+    uint64_t connect_ms;    /* connect timeout (at most the clock) */
+    char *const *urls;      /* one per role, in role order */
+    uint64_t seed;          /* substitute moves and the random token */
+    uint32_t max_steps;     /* a game longer than this is aborted */
+    FILE *verbose;          /* one line per request, or NULL */
+} match_config_t;
+
+typedef struct match_record {
+    char *match_id;
+    char random_token[33];
+    int64_t start_time; /* epoch ms */
+    uint32_t start_clock, play_clock;
+    uint32_t n_roles;
+    char **player_names;      /* n_roles */
+    size_t n_states, cap_states;
+    char **states;            /* GGP-Base form "( ( cell 1 1 b ) ... )" */
+    int64_t *state_times;     /* epoch ms per state */
+    char **errors;            /* n_states * n_roles: "", "TO", "CE", "IL ..." */
+    char **moves;             /* (n_states - 1) * n_roles: "( mark 1 1 )" */
+    int *goals;               /* n_roles, valid when completed */
+    bool completed, aborted;
+    char *abort_reason;       /* when aborted */
+} match_record_t;
+
+/* Run the match on game g (roles in description order, as many as urls).
+ * Returns true if it completed; false if it was aborted (rec->abort_reason
+ * says why). The record is filled either way; free with record_free. */
+bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec);
+
+/* The record as GGP-Base's JSON (Match.toJSON, §5.7), plus "abortReason"
+ * when aborted. */
+void record_write_json(const match_record_t *rec, FILE *out);
+void record_free(match_record_t *rec);
+
+/* KIF text with GGP-Base's spacing: "( mark 1 1 )". Malloc'd. */
+char *kif_spaced(const char *text);
+
+#endif

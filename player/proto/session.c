@@ -1,0 +1,535 @@
+/* session.c - the match state machine and the search thread (see session.h).
+ *
+ * Locking: one mutex guards the current match, the loading flag, the job
+ * slots and the rng; one condition variable (on the monotonic clock) says
+ * "a job finished, a job was posted or a load ended". Request handlers hold
+ * the mutex except while loading rules and while waiting for a job. A match
+ * and a job are reference-counted under the mutex, so ABORT can release a
+ * match at once while the search thread still finishes with it; whoever
+ * drops the last reference frees it, outside the mutex. */
+#include "player/proto/session.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/xalloc.h"
+
+/* The search is asked to stop before the reply is due, so that its answer
+ * is normally in before the handler gives up on it: SLACK_MIN plus an
+ * eighth of the budget, at most SLACK_MAX. On a loaded machine the search
+ * thread, which has used its share of the CPU, can wait tens of ms to be
+ * scheduled again (bench/deadline.sh). */
+#define SEARCH_SLACK_MIN_MS 30
+#define SEARCH_SLACK_MAX_MS 250
+/* Below this much time left, do not start a search at all. */
+#define MIN_SEARCH_MS 5
+
+typedef struct match {
+    int refs;
+    char *id;
+    engine_match_t *em; /* NULL: the rules did not load, answer `busy` */
+    uint32_t start_clock, play_clock;
+    uint32_t steps;   /* joint moves applied */
+    uint64_t last_ns; /* arrival of the last message for it */
+    bool played;      /* a PLAY has come */
+} match_t;
+
+typedef struct job {
+    int refs;
+    match_t *m;
+    void *snap;
+    deadline_t deadline;
+    atomic_bool stop;
+    bool done;
+    const char *move; /* engine's text, valid while m lives */
+    char info[160];
+} job_t;
+
+struct session {
+    session_config_t cfg;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    match_t *cur;
+    bool loading;
+    char *loading_id;
+    uint32_t loading_play_clock;
+    job_t *pending, *running;
+    bool quit;
+    pthread_t worker;
+    rng_t rng;
+    uint64_t n_matches;
+    pthread_mutex_t log_mu;
+};
+
+/* ---- reference counting (call with s->mu held) ---- */
+
+static void match_destroy(const engine_t *e, match_t *m)
+{
+    if (!m) return;
+    if (m->em) e->free(m->em);
+    free(m->id);
+    free(m);
+}
+
+/* Returns the match if this was the last reference (free it unlocked). */
+static match_t *match_unref(match_t *m)
+{
+    return --m->refs == 0 ? m : NULL;
+}
+
+static match_t *job_unref(const engine_t *e, job_t *j)
+{
+    if (--j->refs > 0) return NULL;
+    match_t *dead = NULL;
+    if (j->snap) e->snapshot_free(j->m->em, j->snap);
+    dead = match_unref(j->m);
+    free(j);
+    return dead;
+}
+
+/* Ask whatever search is running or queued to stop; drop a queued one. */
+static match_t *cancel_jobs(session_t *s)
+{
+    match_t *dead = NULL;
+    if (s->running) atomic_store(&s->running->stop, true);
+    if (s->pending) {
+        job_t *j = s->pending;
+        s->pending = NULL;
+        atomic_store(&j->stop, true);
+        j->done = true; /* never ran: its waiter must not wait for it */
+        pthread_cond_broadcast(&s->cv);
+        dead = job_unref(s->cfg.engine, j);
+    }
+    return dead;
+}
+
+/* ---- the search thread ---- */
+
+static void *worker_main(void *arg)
+{
+    session_t *s = arg;
+    const engine_t *e = s->cfg.engine;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->pending && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->quit) break;
+        job_t *j = s->pending;
+        s->pending = NULL;
+        s->running = j;
+        pthread_mutex_unlock(&s->mu);
+        const char *mv = NULL;
+        char info[sizeof j->info] = "";
+        if (!atomic_load(&j->stop)) mv = e->choose(j->m->em, j->snap, j->deadline, &j->stop, info, sizeof info);
+        pthread_mutex_lock(&s->mu);
+        j->move = mv;
+        memcpy(j->info, info, sizeof info);
+        j->done = true;
+        s->running = NULL;
+        pthread_cond_broadcast(&s->cv);
+        match_t *dead = job_unref(e, j);
+        if (dead) {
+            pthread_mutex_unlock(&s->mu);
+            match_destroy(e, dead);
+            pthread_mutex_lock(&s->mu);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Wait (s->mu held) until *flag or the monotonic time at_ns. */
+static void wait_until(session_t *s, const bool *flag, uint64_t at_ns)
+{
+    while (!*flag && !s->quit) {
+        if (clock_now_ns() >= at_ns) return;
+        struct timespec ts = {.tv_sec = (time_t)(at_ns / 1000000000ULL), .tv_nsec = (long)(at_ns % 1000000000ULL)};
+        int rc = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+        if (rc == ETIMEDOUT) return;
+    }
+}
+
+/* Post a search of the current state of m until search_ns, and wait for it
+ * until reply_ns (s->mu held). Returns the job (caller unrefs). */
+static job_t *run_search(session_t *s, match_t *m, uint64_t search_ns, uint64_t reply_ns, match_t **dead)
+{
+    job_t *j = xcalloc(1, sizeof *j);
+    j->refs = 2; /* the waiter and the search thread */
+    j->m = m;
+    m->refs++;
+    j->snap = s->cfg.engine->snapshot(m->em);
+    j->deadline = deadline_at_ns(search_ns);
+    atomic_init(&j->stop, false);
+    *dead = cancel_jobs(s);
+    s->pending = j;
+    pthread_cond_broadcast(&s->cv);
+    wait_until(s, &j->done, reply_ns);
+    if (!j->done) atomic_store(&j->stop, true);
+    return j;
+}
+
+/* ---- logging ---- */
+
+static void clean_copy(char *dst, size_t cap, const char *src)
+{
+    size_t i = 0;
+    for (; src && *src && i + 1 < cap; src++) {
+        unsigned char c = (unsigned char)*src;
+        dst[i++] = (c < 0x20 || c == '"' || c >= 0x7f) ? '?' : (char)c;
+    }
+    dst[i] = '\0';
+}
+
+void session_log(session_t *s, const char *match, const char *kind, int status, const char *reply,
+                 uint64_t arrival_ns, const char *note)
+{
+    if (!s->cfg.log) return;
+    uint64_t ms = (clock_now_ns() - arrival_ns) / 1000000ULL;
+    int64_t now = clock_epoch_ms();
+    time_t secs = (time_t)(now / 1000);
+    struct tm tm;
+    localtime_r(&secs, &tm);
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    char m[128], r[256], n[256];
+    clean_copy(m, sizeof m, match && *match ? match : "-");
+    clean_copy(r, sizeof r, reply);
+    clean_copy(n, sizeof n, note);
+    pthread_mutex_lock(&s->log_mu);
+    fprintf(s->cfg.log, "%s.%03d match=%s kind=%s status=%d ms=%llu reply=\"%s\"%s%s%s\n", when, (int)(now % 1000), m,
+            kind, status, (unsigned long long)ms, r, *n ? " note=\"" : "", n, *n ? "\"" : "");
+    fflush(s->cfg.log);
+    pthread_mutex_unlock(&s->log_mu);
+}
+
+/* ---- session ---- */
+
+session_t *session_new(const session_config_t *cfg)
+{
+    session_t *s = xcalloc(1, sizeof *s);
+    s->cfg = *cfg;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->log_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    rng_seed(&s->rng, cfg->seed);
+    if (pthread_create(&s->worker, NULL, worker_main, s) != 0) {
+        fprintf(stderr, "ggp: cannot start the search thread\n");
+        abort();
+    }
+    return s;
+}
+
+void session_free(session_t *s)
+{
+    if (!s) return;
+    pthread_mutex_lock(&s->mu);
+    match_t *dead1 = cancel_jobs(s);
+    s->quit = true;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->worker, NULL);
+    match_t *dead2 = s->cur ? match_unref(s->cur) : NULL;
+    match_destroy(s->cfg.engine, dead1);
+    match_destroy(s->cfg.engine, dead2);
+    free(s->loading_id);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->log_mu);
+    free(s);
+}
+
+/* A match whose manager has gone silent for long (s->mu held): no message
+ * for twice the play clock plus 10 s, counted after the start clock while
+ * no PLAY has come (the other players may use all of theirs). */
+static bool match_abandoned(const match_t *m, uint64_t now)
+{
+    uint64_t limit_ms = 2ULL * m->play_clock * 1000ULL + 10000ULL;
+    if (!m->played) limit_ms += (uint64_t)m->start_clock * 1000ULL;
+    return now > m->last_ns && (now - m->last_ns) / 1000000ULL > limit_ms;
+}
+
+/* Reply deadline from a clock: arrival + clock - margin (§5.3). */
+static uint64_t reply_at(const session_t *s, uint64_t arrival_ns, uint32_t clock_s)
+{
+    uint64_t budget_ms = (uint64_t)clock_s * 1000ULL;
+    budget_ms = budget_ms > s->cfg.margin_ms ? budget_ms - s->cfg.margin_ms : 0;
+    return arrival_ns + budget_ms * 1000000ULL;
+}
+
+static uint64_t search_at(uint64_t arrival_ns, uint64_t reply_ns)
+{
+    uint64_t budget = reply_ns > arrival_ns ? reply_ns - arrival_ns : 0;
+    uint64_t slack = SEARCH_SLACK_MIN_MS * 1000000ULL + budget / 8;
+    if (slack > SEARCH_SLACK_MAX_MS * 1000000ULL) slack = SEARCH_SLACK_MAX_MS * 1000000ULL;
+    return reply_ns > arrival_ns + slack ? reply_ns - slack : arrival_ns;
+}
+
+typedef struct answer {
+    int status;
+    char *text;
+    char note[200];
+    const char *match; /* for the log; may be NULL */
+} answer_t;
+
+static void set_answer(answer_t *a, int status, const char *text)
+{
+    a->status = status;
+    free(a->text);
+    a->text = xstrdup(text);
+}
+
+static void set_answerf(answer_t *a, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_answerf(answer_t *a, int status, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    set_answer(a, status, buf);
+}
+
+/* The current match if its id is exactly id (s->mu held). A PLAY that
+ * races the START still loading its rules waits for the load, up to
+ * until_ns. */
+static match_t *find_match(session_t *s, const char *id, uint64_t until_ns)
+{
+    while (s->loading && s->loading_id && !strcmp(s->loading_id, id) && !s->quit) {
+        uint64_t now = clock_now_ns();
+        if (now >= until_ns) break;
+        struct timespec ts = {.tv_sec = (time_t)(until_ns / 1000000000ULL),
+                              .tv_nsec = (long)(until_ns % 1000000000ULL)};
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) break;
+    }
+    if (s->cur && !strcmp(s->cur->id, id)) return s->cur;
+    return NULL;
+}
+
+static void handle_info(session_t *s, answer_t *a, uint64_t now)
+{
+    pthread_mutex_lock(&s->mu);
+    bool busy = s->loading || (s->cur && !match_abandoned(s->cur, now));
+    pthread_mutex_unlock(&s->mu);
+    set_answerf(a, 200, "((name %s) (status %s))", s->cfg.name, busy ? "busy" : "available");
+}
+
+static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
+{
+    const engine_t *e = s->cfg.engine;
+    match_t *dead = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (s->cur && !s->loading && match_abandoned(s->cur, arrival_ns)) {
+        snprintf(a->note, sizeof a->note, "released abandoned match %.100s", s->cur->id);
+        dead = cancel_jobs(s);
+        match_t *d2 = match_unref(s->cur);
+        s->cur = NULL;
+        if (d2) {
+            pthread_mutex_unlock(&s->mu);
+            match_destroy(e, d2);
+            pthread_mutex_lock(&s->mu);
+        }
+    }
+    if (s->loading || s->cur) {
+        bool same = s->cur && !strcmp(s->cur->id, msg->match_id) && s->cur->em;
+        if (s->cur && !strcmp(s->cur->id, msg->match_id)) s->cur->last_ns = arrival_ns;
+        pthread_mutex_unlock(&s->mu);
+        match_destroy(e, dead);
+        /* A repeated START of the match we are playing is harmless. */
+        set_answer(a, 200, same ? "ready" : "busy");
+        if (!same) snprintf(a->note, sizeof a->note, "already in a match");
+        return;
+    }
+    s->loading = true;
+    free(s->loading_id);
+    s->loading_id = xstrdup(msg->match_id);
+    s->loading_play_clock = msg->play_clock;
+    uint64_t seed = rng_derive(s->cfg.seed, ++s->n_matches);
+    pthread_mutex_unlock(&s->mu);
+    match_destroy(e, dead);
+
+    char err[300] = "";
+    engine_match_t *em = e->load(e->cfg, msg, s->cfg.log, err, sizeof err);
+
+    match_t *m = xcalloc(1, sizeof *m);
+    m->refs = 1;
+    m->id = xstrdup(msg->match_id);
+    m->em = em;
+    m->start_clock = msg->start_clock;
+    m->play_clock = msg->play_clock;
+    m->last_ns = arrival_ns;
+    pthread_mutex_lock(&s->mu);
+    rng_seed(&s->rng, seed);
+    s->cur = m;
+    s->loading = false;
+    pthread_cond_broadcast(&s->cv);
+    if (!em) {
+        pthread_mutex_unlock(&s->mu);
+        snprintf(a->note, sizeof a->note, "rules not loaded: %.160s", err);
+        set_answer(a, 200, "busy");
+        return;
+    }
+    /* Metagaming: search from the initial state with the start clock; the
+     * searcher keeps what it learns for the first move. */
+    uint64_t reply_ns = reply_at(s, arrival_ns, msg->start_clock);
+    dead = NULL;
+    job_t *j = NULL;
+    if (!e->is_terminal(em) && clock_now_ns() + MIN_SEARCH_MS * 1000000ULL < reply_ns)
+        j = run_search(s, m, search_at(arrival_ns, reply_ns), reply_ns, &dead);
+    match_t *dead2 = NULL;
+    if (j) {
+        atomic_store(&j->stop, true);
+        snprintf(a->note, sizeof a->note, "metagame: %s", j->info);
+        dead2 = job_unref(e, j);
+    }
+    pthread_mutex_unlock(&s->mu);
+    match_destroy(e, dead);
+    match_destroy(e, dead2);
+    set_answer(a, 200, "ready");
+}
+
+static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
+{
+    const engine_t *e = s->cfg.engine;
+    match_t *dead = NULL, *dead2 = NULL;
+    pthread_mutex_lock(&s->mu);
+    uint64_t wait_ns = reply_at(s, arrival_ns, s->loading ? s->loading_play_clock : 0);
+    match_t *m = find_match(s, msg->match_id, wait_ns);
+    if (!m) {
+        pthread_mutex_unlock(&s->mu);
+        set_answerf(a, 404, "unknown match id '%.100s'", msg->match_id);
+        return;
+    }
+    m->last_ns = arrival_ns;
+    m->played = true;
+    if (!m->em) {
+        pthread_mutex_unlock(&s->mu);
+        set_answer(a, 200, "busy");
+        snprintf(a->note, sizeof a->note, "no game: its rules did not load");
+        return;
+    }
+    /* A newer PLAY makes any search still running stale (§5.4). */
+    dead = cancel_jobs(s);
+    if (!msg->moves_nil) {
+        char err[300];
+        if (!e->apply(m->em, msg->moves, msg->n_moves, err, sizeof err)) {
+            pthread_mutex_unlock(&s->mu);
+            match_destroy(e, dead);
+            set_answerf(a, 400, "bad joint move: %s", err);
+            return;
+        }
+        m->steps++;
+    }
+    const char *fallback = e->is_terminal(m->em) ? NULL : e->random_move(m->em, &s->rng);
+    if (!fallback) {
+        pthread_mutex_unlock(&s->mu);
+        match_destroy(e, dead);
+        set_answer(a, 200, "busy");
+        snprintf(a->note, sizeof a->note, "no legal move for our role (terminal state or a defect of the rules)");
+        return;
+    }
+    uint64_t reply_ns = reply_at(s, arrival_ns, m->play_clock);
+    const char *move = fallback;
+    if (clock_now_ns() + MIN_SEARCH_MS * 1000000ULL < reply_ns) {
+        job_t *j = run_search(s, m, search_at(arrival_ns, reply_ns), reply_ns, &dead2);
+        if (j->done && j->move) {
+            move = j->move;
+            snprintf(a->note, sizeof a->note, "step %u: %s", m->steps, j->info);
+        } else {
+            snprintf(a->note, sizeof a->note, "step %u: search %s, random legal move", m->steps,
+                     j->done ? "found no move" : "missed the deadline");
+        }
+        set_answer(a, 200, move);
+        match_t *d3 = job_unref(e, j);
+        pthread_mutex_unlock(&s->mu);
+        match_destroy(e, d3);
+    } else {
+        snprintf(a->note, sizeof a->note, "step %u: no time to search, random legal move", m->steps);
+        set_answer(a, 200, move);
+        pthread_mutex_unlock(&s->mu);
+    }
+    match_destroy(e, dead);
+    match_destroy(e, dead2);
+}
+
+/* STOP and ABORT: release the match (STOP first applies the last move). */
+static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
+{
+    const engine_t *e = s->cfg.engine;
+    pthread_mutex_lock(&s->mu);
+    match_t *m = find_match(s, msg->match_id, arrival_ns);
+    if (!m) {
+        pthread_mutex_unlock(&s->mu);
+        set_answerf(a, 404, "unknown match id '%.100s'", msg->match_id);
+        return;
+    }
+    match_t *dead = cancel_jobs(s);
+    if (m->em && msg->kind == MSG_STOP && !msg->moves_nil) {
+        char err[300];
+        if (e->apply(m->em, msg->moves, msg->n_moves, err, sizeof err)) {
+            m->steps++;
+            if (e->is_terminal(m->em))
+                snprintf(a->note, sizeof a->note, "final state after %u steps, our goal %d", m->steps, e->goal(m->em));
+            else
+                snprintf(a->note, sizeof a->note, "stopped after %u steps in a non-terminal state", m->steps);
+        } else {
+            snprintf(a->note, sizeof a->note, "bad last joint move: %.160s", err);
+        }
+    } else if (msg->kind == MSG_ABORT) {
+        snprintf(a->note, sizeof a->note, "aborted after %u steps", m->steps);
+    }
+    s->cur = NULL;
+    match_t *dead2 = match_unref(m);
+    pthread_mutex_unlock(&s->mu);
+    match_destroy(e, dead);
+    match_destroy(e, dead2);
+    set_answer(a, 200, "done");
+}
+
+int session_handle(session_t *s, const char *body, size_t len, uint64_t arrival_ns, char **reply)
+{
+    answer_t a = {0};
+    ggp_msg_t msg;
+    char err[300];
+    const char *kind = "?";
+    char *match = NULL;
+    if (!ggp_msg_parse(body, len, &msg, err, sizeof err)) {
+        set_answer(&a, 400, err);
+    } else {
+        kind = ggp_msg_kind_name(msg.kind);
+        if (msg.match_id) match = xstrdup(msg.match_id);
+        switch (msg.kind) {
+        case MSG_INFO:
+            handle_info(s, &a, arrival_ns);
+            break;
+        case MSG_PING:
+        case MSG_PREVIEW:
+            set_answer(&a, 200, "ready");
+            break;
+        case MSG_START:
+            handle_start(s, &msg, arrival_ns, &a);
+            break;
+        case MSG_PLAY:
+            handle_play(s, &msg, arrival_ns, &a);
+            break;
+        case MSG_STOP:
+        case MSG_ABORT:
+            handle_end(s, &msg, arrival_ns, &a);
+            break;
+        }
+        ggp_msg_free(&msg);
+    }
+    session_log(s, match, kind, a.status, a.text, arrival_ns, a.note);
+    free(match);
+    *reply = a.text;
+    return a.status;
+}

@@ -1,0 +1,657 @@
+/* engine.c - the one MCTS engine behind every searcher (grave-spec §4-§9).
+ *
+ * The variant row (search_internal.h) selects the policies: the selection
+ * value (UCT, GRAVE, flat), the tree (one tree, unbounded or a recycled pool
+ * of N nodes; or two levels, T and S, spec §7), and the final move. Playouts
+ * are MAST epsilon-greedy or uniform (spec §9). Nodes never store states:
+ * every simulation replays its moves from the root state (single level) or
+ * from the cached state of the second-level root (spec §2.1).
+ *
+ * One simulation leaves in the trace (spec §3.5): the tree path, the joint
+ * moves of the tree steps, and the decision keys (role, move) of every step,
+ * tree and playout, which backpropagation feeds to AMAF (suffix rule, first
+ * occurrence, spec §4.5), to the marginal tables of simultaneous nodes
+ * (spec §4.6) and to MAST (every occurrence, spec §9). */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "search/search_internal.h"
+
+#define MAX_PLAYOUT_PLIES 10000 /* spec §2.3 */
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static bool engine_is_propnet(const game_t *g)
+{
+    game_stats_t st;
+    memset(&st, 0, sizeof st);
+    game_get_stats(g, &st);
+    return st.engine && !strcmp(st.engine, "propnet");
+}
+
+void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed)
+{
+    memset(e, 0, sizeof *e);
+    e->g = g;
+    e->ctx = game_ctx_new(g);
+    e->spec = spec;
+    e->v = spec->v;
+    spec_budget(spec, &e->b);
+    e->k = game_num_roles(g);
+    e->role = role;
+    e->max_plies = MAX_PLAYOUT_PLIES;
+    rng_seed(&e->rng, seed);
+    keys_init(&e->keys, e->k);
+    joints_init(&e->joints, e->k);
+    mast_init(&e->mast);
+    e->root_state = game_state_new(g);
+    e->sec_state = game_state_new(g);
+    e->legal = xcalloc(e->k, sizeof *e->legal);
+    e->n_legal = xcalloc(e->k, sizeof *e->n_legal);
+    e->joint = xcalloc(e->k, sizeof *e->joint);
+    e->dec = xcalloc(e->k, sizeof *e->dec);
+    e->z = xcalloc(e->k, sizeof *e->z);
+    e->root = NIL;
+
+    /* Dense AMAF needs every key up front: only the propnet knows all moves
+     * at compile time (spec §3.2; game.h). Keys are then role-major. */
+    bool grave = e->v->sel == SEL_GRAVE;
+    uint32_t K = 0;
+    if (grave && spec->amaf != AMAF_SPARSE && engine_is_propnet(g)) {
+        for (uint32_t r = 0; r < e->k; r++) K += game_num_moves(g, r);
+        if (spec->amaf == AMAF_AUTO && K > 1024) K = 0;
+        for (uint32_t r = 0; K && r < e->k; r++)
+            for (uint32_t a = 0; a < game_num_moves(g, r); a++) keys_get(&e->keys, r, a);
+    }
+    if (e->v->tree == TREE_TWO) {
+        uint32_t caps[2] = {e->b.n_top, e->b.n_sec - 1};
+        bool rec[2] = {e->v->recycle, e->v->recycle};
+        pool_init(&e->pool, e->k, 2, caps, rec, grave, K);
+    } else if (e->v->tree == TREE_SINGLE) {
+        uint32_t caps[1] = {e->v->recycle ? e->b.n : UINT32_MAX};
+        bool rec[1] = {e->v->recycle};
+        pool_init(&e->pool, e->k, 1, caps, rec, grave, K);
+    }
+    e->pool_ready = e->v->tree != TREE_NONE;
+}
+
+void engine_free(engine_t *e)
+{
+    if (e->pool_ready) pool_free(&e->pool);
+    keys_free(&e->keys);
+    joints_free(&e->joints);
+    mast_free(&e->mast);
+    game_state_free(e->root_state);
+    game_state_free(e->sec_state);
+    game_ctx_free(e->ctx);
+    free(e->path);
+    free(e->step_start);
+    free(e->skeys);
+    free(e->slot);
+    free(e->slot_gen);
+    free(e->kstamp);
+    free(e->klist);
+    free(e->legal);
+    free(e->n_legal);
+    free(e->joint);
+    free(e->dec);
+    free(e->z);
+    memset(e, 0, sizeof *e);
+}
+
+void engine_reset(engine_t *e, uint64_t seed)
+{
+    mast_clear(&e->mast); /* spec §9: the table is empty at game start */
+    rng_seed(&e->rng, seed);
+}
+
+/* ---- scratch ----------------------------------------------------------- */
+
+static void path_push(engine_t *e, uint32_t n)
+{
+    XVEC_RESERVE(&e->path, &e->path_cap, e->path_len + 1);
+    e->path[e->path_len++] = n;
+}
+
+static void step_begin(engine_t *e)
+{
+    XVEC_RESERVE(&e->step_start, &e->steps_cap, e->n_steps + 2);
+    e->step_start[e->n_steps++] = (uint32_t)e->n_skeys;
+}
+
+static inline void step_key(engine_t *e, uint32_t key)
+{
+    XVEC_RESERVE(&e->skeys, &e->skeys_cap, e->n_skeys + 1);
+    e->skeys[e->n_skeys++] = key;
+}
+
+static inline size_t step_end(const engine_t *e, size_t t)
+{
+    return t + 1 < e->n_steps ? e->step_start[t + 1] : e->n_skeys;
+}
+
+/* Legal moves of every role at the current state; the deciders (|legal| >= 2,
+ * spec §2.2) into e->dec. Returns the number of deciders, or -1 if a role
+ * has no legal move (a defect of the rules). */
+static int gather_legal(engine_t *e)
+{
+    int nd = 0;
+    for (uint32_t r = 0; r < e->k; r++) {
+        e->n_legal[r] = game_legal(e->ctx, r, &e->legal[r]);
+        if (e->n_legal[r] == 0) return -1;
+        if (e->n_legal[r] >= 2) e->dec[nd++] = r;
+        else e->joint[r] = e->legal[r][0];
+    }
+    return nd;
+}
+
+static void rewards_terminal(engine_t *e)
+{
+    for (uint32_t r = 0; r < e->k; r++) {
+        int g = game_goal(e->ctx, r);
+        e->z[r] = g >= 0 ? g / 100.0 : 0.0;
+    }
+}
+
+/* A playout cut by the ply cap or a rules defect (spec §2.3). */
+static void rewards_cut(engine_t *e)
+{
+    bool all = true;
+    for (uint32_t r = 0; r < e->k; r++) {
+        int g = game_goal(e->ctx, r);
+        if (g < 0) all = false;
+        e->z[r] = g >= 0 ? g / 100.0 : 0.5;
+    }
+    if (!all)
+        for (uint32_t r = 0; r < e->k; r++) e->z[r] = 0.5;
+    e->st.capped++;
+}
+
+/* ---- argmax with uniform random tie-breaking (spec §4.1, §9) ------------- */
+
+typedef struct argmax {
+    double best;
+    uint32_t pick, ties;
+} argmax_t;
+
+static inline void argmax_offer(argmax_t *am, rng_t *rng, uint32_t move, double val)
+{
+    if (val > am->best) {
+        *am = (argmax_t){val, move, 1};
+    } else if (val == am->best && rng_below(rng, ++am->ties) == 0) {
+        am->pick = move;
+    }
+}
+
+/* ---- playouts (spec §9) -------------------------------------------------- */
+
+static uint32_t playout_pick(engine_t *e, uint32_t r)
+{
+    const move_id_t *m = e->legal[r];
+    uint32_t n = e->n_legal[r];
+    if (!e->spec->mast || rng_double(&e->rng) < e->spec->eps) return m[rng_below(&e->rng, n)];
+    argmax_t am = {-INFINITY, m[0], 0};
+    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], mast_q(&e->mast, keys_get(&e->keys, r, m[i])));
+    return am.pick;
+}
+
+uint32_t engine_playout_move(engine_t *e, uint32_t role)
+{
+    if (gather_legal(e) < 0) return UINT32_MAX;
+    return e->n_legal[role] >= 2 ? playout_pick(e, role) : e->legal[role][0];
+}
+
+static void playout(engine_t *e)
+{
+    for (uint64_t plies = 0;; plies++) {
+        if (game_is_terminal(e->ctx)) {
+            rewards_terminal(e);
+            return;
+        }
+        int nd = plies < e->max_plies ? gather_legal(e) : -1;
+        if (nd < 0) {
+            rewards_cut(e);
+            return;
+        }
+        step_begin(e);
+        for (int i = 0; i < nd; i++) {
+            uint32_t r = e->dec[i];
+            e->joint[r] = playout_pick(e, r);
+            step_key(e, keys_get(&e->keys, r, e->joint[r]));
+        }
+        game_ctx_play(e->ctx, e->joint);
+    }
+}
+
+/* ---- selection (spec §4.1, §4.3, §4.6, §5) ------------------------------ */
+
+static void slot_fit(engine_t *e, uint32_t id)
+{
+    if (id < e->slot_cap) return;
+    size_t old = e->slot_cap, cap = old ? old : 64;
+    while (cap <= id) cap *= 2;
+    e->slot = xreallocarray(e->slot, cap, sizeof *e->slot);
+    e->slot_gen = xreallocarray(e->slot_gen, cap, sizeof *e->slot_gen);
+    memset(e->slot_gen + old, 0, (cap - old) * sizeof *e->slot_gen);
+    e->slot_cap = cap;
+}
+
+/* The scratch map edge -> child of x, stamped with a generation (spec §4.3). */
+static void slot_build(engine_t *e, uint32_t x)
+{
+    if (++e->gen == 0) {
+        memset(e->slot_gen, 0, e->slot_cap * sizeof *e->slot_gen);
+        e->gen = 1;
+    }
+    for (uint32_t c = e->pool.nodes[x].first_child; c != NIL; c = e->pool.nodes[c].next_sibling) {
+        uint32_t edge = e->pool.nodes[c].edge;
+        slot_fit(e, edge);
+        e->slot[edge] = c;
+        e->slot_gen[edge] = e->gen;
+    }
+}
+
+static inline uint32_t slot_get(const engine_t *e, uint32_t edge)
+{
+    return edge < e->slot_cap && e->slot_gen[edge] == e->gen ? e->slot[edge] : NIL;
+}
+
+/* Value of a move with v visits and reward sum w for its role, under the
+ * variant's selection rule. lnV = log of the parent's visits (UCT). */
+static double move_value(const engine_t *e, double v, double w, double lnV, uint32_t rho, uint32_t key)
+{
+    switch (e->v->sel) {
+    case SEL_UCT:
+        if (v == 0) return INFINITY;
+        return w / v + e->spec->c * sqrt(lnV / v);
+    case SEL_GRAVE: {
+        uint32_t p;
+        float aw;
+        amaf_get(&e->pool, rho, key, &p, &aw);
+        if (v == 0 && p == 0) return INFINITY; /* first-play urgency (spec §16 A5) */
+        double q = v > 0 ? w / v : 0;
+        if (p == 0) return q;
+        double beta = p / (p + v + e->spec->bias * p * v);
+        return (1 - beta) * q + beta * (aw / p);
+    }
+    case SEL_FLAT:
+        return -v; /* least tried first */
+    case SEL_NONE:
+        break;
+    }
+    return 0;
+}
+
+/* The argmax move of decider r at x (random ties, spec §4.1). Turn-taking
+ * nodes read child statistics through the slot map; simultaneous nodes read
+ * the marginal table (decoupled selection, spec §4.6). */
+static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, bool simul, double lnV)
+{
+    const move_id_t *m = e->legal[r];
+    argmax_t am = {-INFINITY, m[0], 0};
+    for (uint32_t i = 0; i < e->n_legal[r]; i++) {
+        uint32_t key = keys_get(&e->keys, r, m[i]), v = 0;
+        float w = 0;
+        if (simul) {
+            marg_get(&e->pool, x, key, &v, &w);
+        } else {
+            uint32_t c = slot_get(e, m[i]);
+            if (c != NIL) {
+                v = e->pool.nodes[c].visits;
+                w = pool_w(&e->pool, c)[r];
+            }
+        }
+        argmax_offer(&am, &e->rng, m[i], move_value(e, v, w, lnV, rho, key));
+    }
+    return am.pick;
+}
+
+/* Choose the joint move at tree node x (the current state) into e->joint;
+ * *child gets the existing child for it or NIL, *edge its edge id. Returns
+ * false on a rules defect. */
+static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge)
+{
+    int nd = gather_legal(e);
+    if (nd < 0) return false;
+    slot_build(e, x);
+    e->st.selections++;
+    if (rho == x) e->st.ref_self++;
+    if (rho == e->root) e->st.ref_root++;
+    double lnV = log((double)(e->pool.nodes[x].visits ? e->pool.nodes[x].visits : 1));
+    if (nd == 0) {
+        *edge = 0;
+    } else if (nd == 1) {
+        uint32_t r = e->dec[0];
+        e->joint[r] = select_move(e, x, r, rho, false, lnV);
+        *edge = e->joint[r];
+    } else {
+        for (int i = 0; i < nd; i++) e->joint[e->dec[i]] = select_move(e, x, e->dec[i], rho, true, lnV);
+        *edge = joints_intern(&e->joints, e->joint);
+    }
+    *child = slot_get(e, *edge);
+    return true;
+}
+
+/* Record the selected joint move as a tree step and play it. */
+static void play_tree_step(engine_t *e)
+{
+    step_begin(e);
+    for (uint32_t r = 0; r < e->k; r++)
+        if (e->n_legal[r] >= 2) step_key(e, keys_get(&e->keys, r, e->joint[r]));
+    e->tree_steps++;
+    game_ctx_play(e->ctx, e->joint);
+}
+
+/* ---- backpropagation (spec §4.5) ---------------------------------------- */
+
+static void backprop(engine_t *e, uint32_t push_region)
+{
+    pool_t *p = &e->pool;
+    bool grave = e->v->sel == SEL_GRAVE;
+    uint32_t nkeys = e->keys.n;
+    if (nkeys > e->kstamp_cap) {
+        size_t old = e->kstamp_cap;
+        XVEC_RESERVE(&e->kstamp, &e->kstamp_cap, nkeys);
+        memset(e->kstamp + old, 0, (e->kstamp_cap - old) * sizeof *e->kstamp);
+    }
+    XVEC_RESERVE(&e->klist, &e->klist_cap, nkeys);
+    if (++e->kgen == 0) {
+        memset(e->kstamp, 0, e->kstamp_cap * sizeof *e->kstamp);
+        e->kgen = 1;
+    }
+    size_t nk = 0, t = e->n_steps;
+    for (size_t i = e->path_len; i-- > 0;) {
+        if (grave) /* extend the suffix to the steps played from depth i on */
+            while (t > i) {
+                t--;
+                for (size_t j = e->step_start[t]; j < step_end(e, t); j++) {
+                    uint32_t key = e->skeys[j];
+                    if (e->kstamp[key] != e->kgen) {
+                        e->kstamp[key] = e->kgen;
+                        e->klist[nk++] = key;
+                    }
+                }
+            }
+        uint32_t n = e->path[i];
+        p->nodes[n].visits++;
+        float *w = pool_w(p, n);
+        for (uint32_t r = 0; r < e->k; r++) w[r] += (float)e->z[r];
+        if (grave)
+            for (size_t j = 0; j < nk; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys.role[e->klist[j]]]);
+        if (i < e->tree_steps && step_end(e, i) - e->step_start[i] >= 2) /* simultaneous node */
+            for (size_t j = e->step_start[i]; j < step_end(e, i); j++)
+                marg_add(p, n, e->skeys[j], (float)e->z[e->keys.role[e->skeys[j]]]);
+        if (p->nodes[n].region >= push_region) pool_lru_push_back(p, n); /* deepest first, root last */
+    }
+    if (e->spec->mast) { /* every decision step, every occurrence (spec §9) */
+        mast_reserve(&e->mast, nkeys);
+        for (size_t j = 0; j < e->n_skeys; j++) {
+            uint32_t key = e->skeys[j];
+            e->mast.n[key] += 1;
+            e->mast.w[key] += e->z[e->keys.role[key]];
+        }
+    }
+    e->st.playouts++;
+}
+
+static void check_region(engine_t *e, uint32_t reg, const uint32_t *path, size_t n)
+{
+    if (!e->spec->check) return;
+    const char *msg = pool_check(&e->pool, reg, path, n);
+    if (msg) {
+        e->st.check_fail++;
+        if (!e->st.check_msg) e->st.check_msg = msg;
+    }
+    assert(msg == NULL);
+}
+
+static inline bool should_stop(deadline_t dl, const atomic_bool *stop)
+{
+    return (stop && atomic_load_explicit(stop, memory_order_relaxed)) || (dl.at_ns && deadline_passed(dl));
+}
+
+static inline bool over_ref(const engine_t *e, uint32_t n) { return e->pool.nodes[n].visits > e->spec->ref; }
+
+static void trace_clear(engine_t *e)
+{
+    e->path_len = e->n_steps = e->n_skeys = e->tree_steps = 0;
+}
+
+/* ---- single level (spec §4.4, §6) ---------------------------------------- */
+
+/* The descent shared by single-level iterations and second-level ones: from
+ * x (on the path, out of the LRU) down the tree, expanding exactly one node
+ * in region reg, then the evaluation into e->z (spec §4.4, §7.4). */
+static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
+{
+    pool_t *p = &e->pool;
+    for (;;) {
+        if (game_is_terminal(e->ctx)) {
+            rewards_terminal(e);
+            return;
+        }
+        if (p->nodes[x].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth)) {
+            playout(e); /* a root on its first iteration is evaluated in place */
+            return;
+        }
+        if (over_ref(e, x)) rho = x;
+        uint32_t c, edge;
+        if (!select_joint(e, x, rho, &c, &edge)) {
+            rewards_cut(e);
+            return;
+        }
+        play_tree_step(e);
+        if (c == NIL) { /* expansion: exactly one new node */
+            c = pool_alloc(p, reg);
+            if (c != NIL) { /* NIL: every node is on the path; evaluate unexpanded */
+                pool_link(p, x, c, edge);
+                path_push(e, c);
+            }
+            if (game_is_terminal(e->ctx)) rewards_terminal(e);
+            else playout(e);
+            return;
+        }
+        pool_lru_remove(p, c);
+        path_push(e, c);
+        x = c;
+    }
+}
+
+static void iterate_single(engine_t *e)
+{
+    game_ctx_set_state(e->ctx, e->root_state);
+    trace_clear(e);
+    path_push(e, e->root);
+    pool_lru_remove(&e->pool, e->root);
+    descend(e, e->root, e->root, 0);
+    check_region(e, 0, e->path, e->path_len);
+    backprop(e, 0);
+    check_region(e, 0, NULL, 0);
+    pool_note_peak(&e->pool);
+}
+
+/* ---- two levels (spec §7, §8) ------------------------------------------- */
+
+/* P_sec simulations below the top leaf L (or, L == NIL, from the current
+ * state without a tree when T could not hold a new leaf). Returns false if
+ * the deadline or stop flag ended it. */
+static bool second_level(engine_t *e, uint32_t L, deadline_t dl, const atomic_bool *stop)
+{
+    pool_t *p = &e->pool;
+    size_t top_len = e->path_len, top_steps = e->n_steps, top_keys = e->n_skeys, top_tree = e->tree_steps;
+    game_state_copy(e->g, e->sec_state, game_ctx_state(e->ctx));
+    bool terminal = game_is_terminal(e->ctx), stopped = false;
+    if (e->sl_hook) e->sl_hook(e, true, e->sl_arg);
+    for (uint64_t i = 0; i < e->b.p_sec; i++) {
+        if (e->st.playouts > 0 && should_stop(dl, stop)) {
+            stopped = true;
+            break;
+        }
+        e->path_len = top_len;
+        e->n_steps = top_steps;
+        e->n_skeys = top_keys;
+        e->tree_steps = top_tree;
+        game_ctx_set_state(e->ctx, e->sec_state);
+        if (terminal) { /* spec §16 A15: P_sec identical updates */
+            rewards_terminal(e);
+        } else if (L == NIL) {
+            playout(e);
+        } else {
+            uint32_t rho = L;
+            if (e->spec->share) { /* forward sharing: the deepest top node over ref, else the root */
+                rho = e->root;
+                for (size_t j = top_len; j-- > 0;)
+                    if (over_ref(e, e->path[j])) {
+                        rho = e->path[j];
+                        break;
+                    }
+            }
+            descend(e, L, rho, 1);
+        }
+        check_region(e, 1, e->path + top_len, e->path_len - top_len);
+        backprop(e, 1); /* top path too (per-iteration backprop, spec §7.4); LRU only for S */
+        check_region(e, 1, NULL, 0);
+        pool_note_peak(p);
+    }
+    e->path_len = top_len;
+    if (e->sl_hook) e->sl_hook(e, false, e->sl_arg);
+    pool_region_clear(p, 1);
+    if (L != NIL) p->nodes[L].first_child = NIL;
+    return !stopped;
+}
+
+static bool iterate_two_level(engine_t *e, deadline_t dl, const atomic_bool *stop)
+{
+    pool_t *p = &e->pool;
+    game_ctx_set_state(e->ctx, e->root_state);
+    trace_clear(e);
+    uint32_t x = e->root, rho = e->root, L;
+    path_push(e, x);
+    pool_lru_remove(p, x);
+    for (;;) {
+        if (game_is_terminal(e->ctx) || p->nodes[x].visits == 0) {
+            L = x;
+            break;
+        }
+        if (over_ref(e, x)) rho = x;
+        uint32_t c, edge;
+        if (!select_joint(e, x, rho, &c, &edge)) {
+            L = NIL; /* no second-level tree: its playouts meet the defect and score it */
+            break;
+        }
+        if (c == NIL) {
+            bool room = pool_can_alloc(p, 0);
+            play_tree_step(e);
+            L = room ? pool_alloc(p, 0) : NIL;
+            if (L != NIL) {
+                pool_link(p, x, L, edge);
+                path_push(e, L);
+            }
+            break;
+        }
+        play_tree_step(e);
+        pool_lru_remove(p, c);
+        path_push(e, c);
+        x = c;
+    }
+    bool done = second_level(e, L, dl, stop);
+    size_t top_len = e->path_len;
+    check_region(e, 0, e->path, top_len);
+    for (size_t j = top_len; j-- > 0;) pool_lru_push_back(p, e->path[j]);
+    check_region(e, 0, NULL, 0);
+    return done;
+}
+
+/* ---- the search ------------------------------------------------------------ */
+
+void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
+{
+    memset(&e->st, 0, sizeof e->st);
+    game_state_copy(e->g, e->root_state, st);
+    pool_reset(&e->pool);
+    e->root = pool_alloc(&e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
+    if (e->v->tree == TREE_TWO) {
+        for (uint64_t i = 0; i < e->b.p_top; i++) {
+            if (i > 0 && should_stop(dl, stop)) break;
+            if (!iterate_two_level(e, dl, stop)) break;
+        }
+    } else {
+        for (uint64_t i = 0; i < e->b.p; i++) {
+            if (i > 0 && should_stop(dl, stop)) break;
+            iterate_single(e);
+        }
+    }
+}
+
+/* ---- the final move (spec §4.7) ------------------------------------------ */
+
+void pick_init(pick_t *pk, bool by_mean) { *pk = (pick_t){NIL, 0, -1, -1, by_mean}; }
+
+/* Robust child: most visits, then the higher mean, then a random one; by
+ * mean (flat Monte Carlo): the higher mean, then more visits. */
+void pick_offer(pick_t *pk, rng_t *rng, uint32_t move, double v, double q)
+{
+    double k1 = pk->by_mean ? q : v, k2 = pk->by_mean ? v : q;
+    double b1 = pk->by_mean ? pk->q : pk->v, b2 = pk->by_mean ? pk->v : pk->q;
+    if (k1 > b1 || (k1 == b1 && k2 > b2)) {
+        *pk = (pick_t){move, 1, v, q, pk->by_mean};
+    } else if (k1 == b1 && k2 == b2 && rng_below(rng, ++pk->ties) == 0) {
+        pk->move = move;
+    }
+}
+
+move_id_t engine_final(engine_t *e, double *value)
+{
+    game_ctx_set_state(e->ctx, e->root_state);
+    int nd = gather_legal(e);
+    uint32_t r = e->role;
+    if (nd < 0 || e->n_legal[r] == 0) return UINT32_MAX;
+    const move_id_t *m = e->legal[r];
+    uint32_t n = e->n_legal[r];
+    *value = 0;
+    if (n == 1) return m[0];
+    bool simul = nd >= 2;
+    if (!simul) slot_build(e, e->root);
+    pick_t pk;
+    pick_init(&pk, e->v->final == FINAL_MEAN);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = 0;
+        float w = 0;
+        if (simul) {
+            marg_get(&e->pool, e->root, keys_get(&e->keys, r, m[i]), &v, &w);
+        } else {
+            uint32_t c = slot_get(e, m[i]);
+            if (c != NIL) {
+                v = e->pool.nodes[c].visits;
+                w = pool_w(&e->pool, c)[r];
+            }
+        }
+        if (v) pick_offer(&pk, &e->rng, m[i], v, w / v);
+    }
+    if (pk.ties) {
+        *value = pk.q;
+        return pk.move;
+    }
+    /* No statistics at the root: root AMAF mean, then MAST mean, then random. */
+    pick_init(&pk, true);
+    for (int pass = 0; pass < 2 && !pk.ties; pass++) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t key = keys_get(&e->keys, r, m[i]), cnt = 0;
+            float w = 0;
+            if (pass == 0 && e->pool.amaf_on) {
+                amaf_get(&e->pool, e->root, key, &cnt, &w);
+                if (cnt) pick_offer(&pk, &e->rng, m[i], 1, w / cnt);
+            } else if (pass == 1 && key < e->mast.cap && e->mast.n[key] > 0) {
+                pick_offer(&pk, &e->rng, m[i], 1, e->mast.w[key] / e->mast.n[key]);
+            }
+        }
+    }
+    if (pk.ties) {
+        *value = pk.q;
+        return pk.move;
+    }
+    return m[rng_below(&e->rng, n)];
+}

@@ -1,2 +1,0 @@
-/* placeholder.c - keeps the library non-empty until search.c lands. */
-typedef int ggp_search_placeholder_t;

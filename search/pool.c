@@ -1,0 +1,405 @@
+/* pool.c - the node pool: flat node array, regions with bump allocation and
+ * an intrusive LRU list, and the per-node tables (AMAF, marginals).
+ *
+ * Recycling follows grave-spec §6: nodes entered during selection leave the
+ * LRU, backpropagation pushes them back deepest first, and allocation from a
+ * full region pops the LRU front. Invariant (I) of §6.3 (a node in the LRU
+ * is nearer the front than its parent in the LRU) makes the front a leaf
+ * off the current path; pool_check verifies that and the rest of §15.3. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "search/search_internal.h"
+
+enum { NODE_MARK = 4 };
+
+/* ---- sparse tables ------------------------------------------------------- */
+
+#define SP_EMPTY UINT32_MAX
+
+void sparse_init(sparse_t *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < sizeof s->free_head / sizeof s->free_head[0]; i++) s->free_head[i] = NIL;
+}
+
+void sparse_free(sparse_t *s)
+{
+    free(s->e);
+    sparse_init(s);
+}
+
+static void sparse_reset(sparse_t *s)
+{
+    sp_entry_t *e = s->e;
+    size_t cap = s->cap;
+    sparse_init(s);
+    s->e = e;
+    s->cap = cap;
+}
+
+static inline uint32_t sp_slots(uint32_t cls) { return 8u << cls; }
+
+static uint32_t sparse_block(sparse_t *s, uint32_t cls)
+{
+    assert(cls < sizeof s->free_head / sizeof s->free_head[0]);
+    uint32_t slots = sp_slots(cls), h;
+    if (s->free_head[cls] != NIL) {
+        h = s->free_head[cls];
+        s->free_head[cls] = s->e[h].p;
+    } else {
+        XVEC_RESERVE(&s->e, &s->cap, s->len + 1 + slots);
+        h = (uint32_t)s->len;
+        s->len += 1 + slots;
+    }
+    s->e[h].key = cls;
+    s->e[h].p = 0;
+    s->e[h].w = 0;
+    for (uint32_t i = 1; i <= slots; i++) s->e[h + i].key = SP_EMPTY;
+    s->bytes += (size_t)(1 + slots) * sizeof(sp_entry_t);
+    return h;
+}
+
+void sparse_release(sparse_t *s, uint32_t *h)
+{
+    if (*h == NIL) return;
+    uint32_t cls = s->e[*h].key;
+    s->e[*h].p = s->free_head[cls];
+    s->free_head[cls] = *h;
+    s->bytes -= (size_t)(1 + sp_slots(cls)) * sizeof(sp_entry_t);
+    *h = NIL;
+}
+
+static inline uint32_t sp_home(uint32_t key, uint32_t cls)
+{
+    return (uint32_t)((key * 2654435761u) >> (32 - 3 - cls));
+}
+
+/* Index of the slot holding key, or of the empty slot where it would go. */
+static uint32_t sp_find(const sparse_t *s, uint32_t h, uint32_t key)
+{
+    uint32_t cls = s->e[h].key, mask = sp_slots(cls) - 1;
+    for (uint32_t i = sp_home(key, cls);; i = (i + 1) & mask) {
+        uint32_t k = s->e[h + 1 + i].key;
+        if (k == key || k == SP_EMPTY) return h + 1 + i;
+    }
+}
+
+bool sparse_get(const sparse_t *s, uint32_t h, uint32_t key, uint32_t *p, float *w)
+{
+    if (h != NIL) {
+        uint32_t i = sp_find(s, h, key);
+        if (s->e[i].key == key) {
+            *p = s->e[i].p;
+            *w = s->e[i].w;
+            return true;
+        }
+    }
+    *p = 0;
+    *w = 0;
+    return false;
+}
+
+uint32_t sparse_count(const sparse_t *s, uint32_t h) { return h == NIL ? 0 : s->e[h].p; }
+
+void sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw)
+{
+    if (*h == NIL) *h = sparse_block(s, 0);
+    uint32_t i = sp_find(s, *h, key);
+    if (s->e[i].key != key) {
+        uint32_t cls = s->e[*h].key, cnt = s->e[*h].p;
+        if ((cnt + 1) * 10 > sp_slots(cls) * 7) { /* grow at 70% load */
+            uint32_t nh = sparse_block(s, cls + 1);
+            for (uint32_t j = 1; j <= sp_slots(cls); j++) {
+                sp_entry_t old = s->e[*h + j];
+                if (old.key == SP_EMPTY) continue;
+                s->e[sp_find(s, nh, old.key)] = old;
+            }
+            s->e[nh].p = cnt;
+            sparse_release(s, h);
+            *h = nh;
+            i = sp_find(s, nh, key);
+        }
+        s->e[i].key = key;
+        s->e[i].p = 0;
+        s->e[i].w = 0;
+        s->e[*h].p++;
+    }
+    s->e[i].p += dp;
+    s->e[i].w += dw;
+}
+
+/* ---- AMAF and marginals ---------------------------------------------------- */
+
+void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w)
+{
+    if (p->K) {
+        if (key < p->K) {
+            const amaf_dense_t *d = &p->dense[(size_t)n * p->K + key];
+            *cnt = d->p;
+            *w = d->w;
+        } else {
+            *cnt = 0;
+            *w = 0;
+        }
+    } else {
+        sparse_get(&p->sp, p->nodes[n].amaf, key, cnt, w);
+    }
+}
+
+void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw)
+{
+    if (p->K) {
+        assert(key < p->K); /* dense mode is chosen only when every key is known */
+        if (key < p->K) {
+            amaf_dense_t *d = &p->dense[(size_t)n * p->K + key];
+            d->p++;
+            d->w += dw;
+        }
+    } else {
+        sparse_add(&p->sp, &p->nodes[n].amaf, key, 1, dw);
+    }
+}
+
+void marg_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w)
+{
+    sparse_get(&p->sp, p->nodes[n].marg, key, cnt, w);
+}
+
+void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw) { sparse_add(&p->sp, &p->nodes[n].marg, key, 1, dw); }
+
+/* ---- pool ---------------------------------------------------------------- */
+
+static void pool_grow(pool_t *p, uint32_t need)
+{
+    if (need <= p->n_alloc) return;
+    uint32_t cap = p->n_alloc ? p->n_alloc : 1024;
+    while (cap < need) cap = cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : cap * 2;
+    p->nodes = xreallocarray(p->nodes, cap, sizeof *p->nodes);
+    p->w = xreallocarray(p->w, (size_t)cap * p->k, sizeof *p->w);
+    if (p->K) p->dense = xreallocarray(p->dense, (size_t)cap * p->K, sizeof *p->dense);
+    p->n_alloc = cap;
+}
+
+void pool_init(pool_t *p, uint32_t k, uint32_t n_regions, const uint32_t *caps, const bool *recycling,
+               bool amaf_on, uint32_t dense_K)
+{
+    assert(n_regions >= 1 && n_regions <= 2);
+    memset(p, 0, sizeof *p);
+    p->k = k;
+    p->amaf_on = amaf_on;
+    p->K = amaf_on ? dense_K : 0;
+    p->n_regions = n_regions;
+    sparse_init(&p->sp);
+    uint32_t base = 0;
+    for (uint32_t i = 0; i < n_regions; i++) {
+        region_t *r = &p->reg[i];
+        r->base = base;
+        r->cap = caps[i];
+        r->recycling = recycling[i];
+        r->lru_head = r->lru_tail = NIL;
+        if (caps[i] != UINT32_MAX) base += caps[i];
+    }
+    assert(n_regions == 1 || caps[0] != UINT32_MAX);
+    /* Bounded pools are allocated whole up front: N is the budget. */
+    pool_grow(p, caps[n_regions - 1] == UINT32_MAX ? 1024 : (base ? base : 1));
+}
+
+void pool_free(pool_t *p)
+{
+    free(p->nodes);
+    free(p->w);
+    free(p->dense);
+    sparse_free(&p->sp);
+    memset(p, 0, sizeof *p);
+}
+
+static void region_empty(region_t *r)
+{
+    r->bump = r->used = r->n_lru = 0;
+    r->lru_head = r->lru_tail = NIL;
+}
+
+void pool_reset(pool_t *p)
+{
+    for (uint32_t i = 0; i < p->n_regions; i++) {
+        region_t *r = &p->reg[i];
+        for (uint32_t j = 0; j < r->bump; j++) p->nodes[r->base + j].flags = 0;
+        region_empty(r);
+        r->recycled = 0;
+    }
+    sparse_reset(&p->sp);
+    p->resident_peak = 0;
+    p->bytes_peak = 0;
+}
+
+void pool_region_clear(pool_t *p, uint32_t reg)
+{
+    region_t *r = &p->reg[reg];
+    for (uint32_t j = 0; j < r->bump; j++) {
+        node_t *n = &p->nodes[r->base + j];
+        sparse_release(&p->sp, &n->amaf);
+        sparse_release(&p->sp, &n->marg);
+        n->flags = 0;
+    }
+    region_empty(r);
+}
+
+uint32_t pool_resident(const pool_t *p)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_regions; i++) n += p->reg[i].used;
+    return n;
+}
+
+size_t pool_node_bytes(const pool_t *p)
+{
+    return sizeof(node_t) + (size_t)p->k * sizeof(float) + (size_t)p->K * sizeof(amaf_dense_t);
+}
+
+size_t pool_bytes(const pool_t *p) { return (size_t)pool_resident(p) * pool_node_bytes(p) + p->sp.bytes; }
+
+void pool_note_peak(pool_t *p)
+{
+    uint64_t n = pool_resident(p), b = pool_bytes(p);
+    if (n > p->resident_peak) p->resident_peak = n;
+    if (b > p->bytes_peak) p->bytes_peak = b;
+}
+
+static void lru_unlink(pool_t *p, region_t *r, uint32_t i)
+{
+    node_t *n = &p->nodes[i];
+    if (n->lru_prev != NIL) p->nodes[n->lru_prev].lru_next = n->lru_next;
+    else r->lru_head = n->lru_next;
+    if (n->lru_next != NIL) p->nodes[n->lru_next].lru_prev = n->lru_prev;
+    else r->lru_tail = n->lru_prev;
+    n->lru_prev = n->lru_next = NIL;
+    n->flags &= (uint8_t)~NODE_IN_LRU;
+    r->n_lru--;
+}
+
+void pool_lru_remove(pool_t *p, uint32_t i)
+{
+    node_t *n = &p->nodes[i];
+    if (n->flags & NODE_IN_LRU) lru_unlink(p, &p->reg[n->region], i);
+}
+
+void pool_lru_push_back(pool_t *p, uint32_t i)
+{
+    node_t *n = &p->nodes[i];
+    region_t *r = &p->reg[n->region];
+    if (!r->recycling) return;
+    if (n->flags & NODE_IN_LRU) lru_unlink(p, r, i);
+    n->lru_prev = r->lru_tail;
+    n->lru_next = NIL;
+    if (r->lru_tail != NIL) p->nodes[r->lru_tail].lru_next = i;
+    else r->lru_head = i;
+    r->lru_tail = i;
+    n->flags |= NODE_IN_LRU;
+    r->n_lru++;
+}
+
+static void tree_unlink(pool_t *p, uint32_t i)
+{
+    node_t *n = &p->nodes[i];
+    if (n->parent == NIL) return;
+    if (n->prev_sibling != NIL) p->nodes[n->prev_sibling].next_sibling = n->next_sibling;
+    else p->nodes[n->parent].first_child = n->next_sibling;
+    if (n->next_sibling != NIL) p->nodes[n->next_sibling].prev_sibling = n->prev_sibling;
+    n->parent = n->next_sibling = n->prev_sibling = NIL;
+}
+
+bool pool_can_alloc(const pool_t *p, uint32_t reg)
+{
+    const region_t *r = &p->reg[reg];
+    return r->bump < r->cap || (r->recycling && r->n_lru > 0);
+}
+
+uint32_t pool_alloc(pool_t *p, uint32_t reg)
+{
+    region_t *r = &p->reg[reg];
+    uint32_t i;
+    if (r->bump < r->cap) {
+        i = r->base + r->bump;
+        if (i >= p->n_alloc) pool_grow(p, i + 1);
+        r->bump++;
+    } else if (r->recycling && r->n_lru > 0) {
+        i = r->lru_head;
+        lru_unlink(p, r, i);
+        node_t *v = &p->nodes[i];
+        assert(v->first_child == NIL); /* spec §6.3: the front is a leaf */
+        tree_unlink(p, i);
+        sparse_release(&p->sp, &v->amaf);
+        sparse_release(&p->sp, &v->marg);
+        r->recycled++;
+        r->used--;
+    } else {
+        return NIL;
+    }
+    node_t *n = &p->nodes[i];
+    *n = (node_t){NIL, NIL, NIL, NIL, NIL, NIL, 0, 0, NIL, NIL, NODE_USED, (uint8_t)reg};
+    memset(pool_w(p, i), 0, (size_t)p->k * sizeof(float));
+    if (p->K) memset(&p->dense[(size_t)i * p->K], 0, (size_t)p->K * sizeof(amaf_dense_t));
+    r->used++;
+    uint64_t res = pool_resident(p);
+    if (res > p->resident_peak) p->resident_peak = res;
+    return i;
+}
+
+void pool_link(pool_t *p, uint32_t parent, uint32_t child, uint32_t edge)
+{
+    node_t *c = &p->nodes[child], *x = &p->nodes[parent];
+    c->parent = parent;
+    c->edge = edge;
+    c->prev_sibling = NIL;
+    c->next_sibling = x->first_child;
+    if (x->first_child != NIL) p->nodes[x->first_child].prev_sibling = child;
+    x->first_child = child;
+}
+
+const char *pool_check(const pool_t *p, uint32_t reg, const uint32_t *path, size_t n)
+{
+    const region_t *r = &p->reg[reg];
+    if (!r->recycling) return NULL;
+    if (r->used > r->cap || r->bump > r->cap) return "region holds more nodes than its capacity";
+    node_t *nodes = p->nodes; /* marks are set and cleared below */
+    for (size_t i = 0; i < n; i++) nodes[path[i]].flags |= NODE_MARK;
+    const char *err = NULL;
+    /* positions in the LRU, front = 0 */
+    uint32_t *pos = xcalloc(r->cap ? r->cap : 1, sizeof *pos);
+    uint32_t count = 0, prev = NIL;
+    for (uint32_t i = r->lru_head; i != NIL; i = nodes[i].lru_next) {
+        if (i < r->base || i >= r->base + r->bump) { err = "LRU holds a node outside its region"; goto out; }
+        if (!(nodes[i].flags & NODE_IN_LRU) || !(nodes[i].flags & NODE_USED)) { err = "LRU holds a node not flagged in it"; goto out; }
+        if (nodes[i].lru_prev != prev) { err = "LRU back link broken"; goto out; }
+        if (count > r->used) { err = "LRU longer than the allocated nodes (cycle?)"; goto out; }
+        pos[i - r->base] = count++;
+        prev = i;
+    }
+    if (prev != r->lru_tail) { err = "LRU tail wrong"; goto out; }
+    if (count != r->n_lru) { err = "LRU length wrong"; goto out; }
+    if (r->lru_head != NIL && nodes[r->lru_head].first_child != NIL) { err = "LRU front is not a leaf"; goto out; }
+    uint32_t absent = 0;
+    for (uint32_t j = 0; j < r->bump; j++) {
+        uint32_t i = r->base + j;
+        const node_t *x = &nodes[i];
+        if (!(x->flags & NODE_USED)) continue;
+        bool in = x->flags & NODE_IN_LRU, on_path = x->flags & NODE_MARK;
+        if (in == on_path) { err = on_path ? "a path node is in the LRU" : "an allocated node is missing from the LRU"; goto out; }
+        if (!in) absent++;
+        uint32_t par = x->parent;
+        if (in && par != NIL && par >= r->base && par < r->base + r->bump && (nodes[par].flags & NODE_IN_LRU) &&
+            pos[i - r->base] >= pos[par - r->base]) {
+            err = "invariant (I) broken: a node is behind its parent in the LRU";
+            goto out;
+        }
+    }
+    if (r->n_lru + absent != r->used) { err = "|LRU| + path nodes != allocated nodes"; goto out; }
+    if (r->n_lru + absent + (r->cap - r->bump) != r->cap) { err = "|LRU| + |free| != capacity"; goto out; }
+out:
+    free(pos);
+    for (size_t i = 0; i < n; i++) nodes[path[i]].flags &= (uint8_t)~NODE_MARK;
+    return err;
+}

@@ -1,0 +1,315 @@
+/* search_internal.h - the parts of the search module that its own files and
+ * its tests share, but nothing else above it should see.
+ *
+ * The design (shared/docs/grave-spec.md):
+ *   - variant_t: one row per searcher (uct, grave2, ...). A row is a set of
+ *     policy choices (selection, tree, recycling, final move); the engine
+ *     reads the row and never branches on the searcher's name (issue
+ *     "Search": the searchers are rows of one table, not copied loops).
+ *   - pool_t: nodes in one flat array addressed by 32-bit indices (spec §3),
+ *     with up to two regions (top tree T and second-level tree S, spec §3.4),
+ *     each with its own bump allocator and intrusive LRU list (spec §6).
+ *     The pool also owns the per-node tables: AMAF (dense or sparse, spec
+ *     §3.2) and the marginal tables of simultaneous nodes (spec §4.6).
+ *   - keys_t: the dense (role, move) -> key interning of spec §2.2.
+ *   - mast_t: the MAST table of spec §3.3 / §9.
+ *   - engine_t: one search worker (its own game context, rng, pool, scratch).
+ */
+#ifndef GGP_SEARCH_SEARCH_INTERNAL_H
+#define GGP_SEARCH_SEARCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/rng.h"
+#include "search/search.h"
+
+#define NIL UINT32_MAX
+
+/* ---- variants (the policy table) --------------------------------------- */
+
+typedef enum {
+    SEL_NONE,  /* no search: uniformly random legal move */
+    SEL_FLAT,  /* flat Monte Carlo: least-tried move at the root only */
+    SEL_UCT,   /* UCB1, C = sqrt(2)/2 (spec §5) */
+    SEL_GRAVE, /* GRAVE with bias and ref, no exploration term (spec §4.1) */
+} sel_kind_t;
+
+typedef enum {
+    TREE_NONE,   /* random */
+    TREE_SINGLE, /* one tree; bounded by `nodes` with LRU recycling if recycle */
+    TREE_TWO,    /* two-level search with forward sharing (spec §7) */
+} tree_kind_t;
+
+typedef enum {
+    FINAL_ROBUST, /* most visited root child (spec §4.7) */
+    FINAL_MEAN,   /* best mean (flat Monte Carlo) */
+} final_kind_t;
+
+typedef struct variant {
+    const char *name;
+    const char *summary;
+    sel_kind_t sel;
+    tree_kind_t tree;
+    bool recycle;        /* LRU recycling in every pool of the tree */
+    uint32_t max_depth;  /* tree depth below which playouts start (0 = none) */
+    final_kind_t final;
+    uint64_t def_nodes;  /* default `nodes` (0 = key not used) */
+} variant_t;
+
+extern const variant_t search_variants[];
+extern const size_t search_n_variants;
+const variant_t *variant_find(const char *name, size_t len);
+
+typedef enum { AMAF_AUTO, AMAF_DENSE, AMAF_SPARSE } amaf_mode_t;
+
+struct search_spec {
+    const variant_t *v;
+    uint64_t playouts; /* P (single level, mc) */
+    uint64_t nodes;    /* N */
+    double lambda;     /* share of N for the second level */
+    uint64_t ptop;     /* P_top (graver2; derived otherwise) */
+    uint64_t psec;     /* P_sec (graver2; derived otherwise) */
+    double bias, ref, c, eps, decay, seconds;
+    bool mast, share, check;
+    amaf_mode_t amaf;
+    uint64_t seed;
+    uint32_t threads;
+    uint32_t set;      /* bit i: key i was given explicitly */
+};
+
+/* Budgets derived from a spec (spec §1). */
+typedef struct budget {
+    uint64_t p;             /* single level: playouts (0 when timed) */
+    uint32_t n;             /* single level recycled: pool capacity; 0 = unbounded */
+    uint32_t n_top, n_sec;  /* two level: node budgets (N_sec counts L) */
+    uint64_t p_top, p_sec;  /* two level: iterations (p_top 0 when timed) */
+    bool timed;
+} budget_t;
+void spec_budget(const search_spec_t *s, budget_t *b);
+
+/* ---- the node pool ------------------------------------------------------ */
+
+enum { NODE_IN_LRU = 1, NODE_USED = 2 };
+
+typedef struct node {
+    uint32_t parent;       /* NIL for a root */
+    uint32_t first_child;  /* left-child / right-sibling tree */
+    uint32_t next_sibling;
+    uint32_t prev_sibling; /* O(1) unlink on recycle */
+    uint32_t lru_prev, lru_next;
+    uint32_t edge;         /* decider's move id, joint-move id, or 0 (all forced) */
+    uint32_t visits;       /* V(n) */
+    uint32_t amaf;         /* sparse AMAF table handle, or NIL */
+    uint32_t marg;         /* sparse marginal table (simultaneous nodes), or NIL */
+    uint8_t flags;
+    uint8_t region;
+} node_t;
+
+typedef struct region {
+    uint32_t base, cap;  /* nodes [base, base + cap); cap = UINT32_MAX: growable */
+    uint32_t bump;       /* never-used nodes start at base + bump */
+    uint32_t used;       /* allocated (resident) nodes */
+    uint32_t lru_head, lru_tail, n_lru; /* front = least recently used */
+    bool recycling;
+    uint64_t recycled;
+} region_t;
+
+/* Sparse tables: open addressing, entries {key, p, w}, capacity 8 << cls,
+ * doubling at 70% load; blocks come from per-class free lists (spec §3.2).
+ * A block is a header entry (cls, count) followed by the slots; a handle is
+ * the header's index. */
+typedef struct sp_entry {
+    uint32_t key;
+    uint32_t p;
+    float w;
+} sp_entry_t;
+
+typedef struct sparse {
+    sp_entry_t *e;
+    size_t len, cap;
+    uint32_t free_head[24];
+    size_t bytes; /* bytes of blocks in use */
+} sparse_t;
+
+typedef struct amaf_dense_entry {
+    uint32_t p;
+    float w;
+} amaf_dense_t;
+
+typedef struct pool {
+    node_t *nodes;
+    float *w;              /* W(n)[r] at w[n * k + r] */
+    amaf_dense_t *dense;   /* K entries per node when dense */
+    uint32_t n_alloc;      /* array capacity in nodes */
+    uint32_t k;            /* roles */
+    uint32_t K;            /* dense AMAF keys per node (0 = sparse or none) */
+    bool amaf_on;          /* GRAVE family */
+    region_t reg[2];
+    uint32_t n_regions;
+    sparse_t sp;
+    uint64_t resident_peak;
+    uint64_t bytes_peak;   /* nodes + tables, peak */
+} pool_t;
+
+/* Regions: caps[i] nodes each (UINT32_MAX: one growable region). */
+void pool_init(pool_t *p, uint32_t k, uint32_t n_regions, const uint32_t *caps, const bool *recycling,
+               bool amaf_on, uint32_t dense_K);
+void pool_free(pool_t *p);
+/* Forget every node (a new search). */
+void pool_reset(pool_t *p);
+/* Clear one region (the second-level tree): O(nodes used). */
+void pool_region_clear(pool_t *p, uint32_t reg);
+/* A fresh node (V = 0, W = 0, no tables, not in the LRU, not linked), or
+ * NIL when the region is full and nothing can be recycled. Recycling pops
+ * the LRU front, which (invariant I, spec §6.3) is a leaf off the path. */
+uint32_t pool_alloc(pool_t *p, uint32_t reg);
+bool pool_can_alloc(const pool_t *p, uint32_t reg);
+void pool_link(pool_t *p, uint32_t parent, uint32_t child, uint32_t edge);
+void pool_lru_remove(pool_t *p, uint32_t n);
+void pool_lru_push_back(pool_t *p, uint32_t n);
+uint32_t pool_resident(const pool_t *p);
+size_t pool_node_bytes(const pool_t *p);
+size_t pool_bytes(const pool_t *p);
+void pool_note_peak(pool_t *p);
+/* Check the LRU invariants of spec §15.3 on a recycling region. path (n)
+ * lists the nodes currently out of the LRU (mid-iteration), or n = 0 after
+ * an iteration. Returns NULL if they hold, else a description. */
+const char *pool_check(const pool_t *p, uint32_t reg, const uint32_t *path, size_t n);
+
+static inline float *pool_w(const pool_t *p, uint32_t n) { return p->w + (size_t)n * p->k; }
+
+/* AMAF access (spec §3.2): absent entries read as (0, 0). */
+void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w);
+void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw);
+void marg_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w);
+void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw);
+
+void sparse_init(sparse_t *s);
+void sparse_free(sparse_t *s);
+bool sparse_get(const sparse_t *s, uint32_t h, uint32_t key, uint32_t *p, float *w);
+void sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw);
+void sparse_release(sparse_t *s, uint32_t *h);
+uint32_t sparse_count(const sparse_t *s, uint32_t h);
+
+/* ---- keys, joint moves, MAST ------------------------------------------- */
+
+typedef struct keys {
+    uint32_t k;
+    uint32_t **of;     /* of[r][move] = key or NIL */
+    uint32_t *of_len;  /* per role */
+    uint32_t *role;    /* role of a key */
+    uint32_t *move;    /* move of a key */
+    uint32_t n, cap;
+} keys_t;
+void keys_init(keys_t *ks, uint32_t k);
+void keys_free(keys_t *ks);
+uint32_t keys_get(keys_t *ks, uint32_t role, uint32_t move);
+
+typedef struct joints {
+    uint32_t k;
+    uint32_t *moves; /* n * k */
+    uint32_t n, cap;
+    uint32_t *table; /* open addressing, ids or NIL */
+    uint32_t tcap;
+} joints_t;
+void joints_init(joints_t *j, uint32_t k);
+void joints_free(joints_t *j);
+uint32_t joints_intern(joints_t *j, const uint32_t *joint);
+
+typedef struct mast {
+    double *n, *w;
+    uint32_t cap;
+} mast_t;
+void mast_init(mast_t *m);
+void mast_free(mast_t *m);
+void mast_clear(mast_t *m);
+void mast_reserve(mast_t *m, uint32_t keys);
+void mast_decay(mast_t *m, double gamma);
+static inline double mast_q(const mast_t *m, uint32_t key)
+{
+    return key < m->cap && m->n[key] > 0 ? m->w[key] / m->n[key] : 1.0; /* unseen = 1.0 (spec §9) */
+}
+
+/* ---- the engine ---------------------------------------------------------- */
+
+typedef struct engine_stats {
+    uint64_t playouts;    /* simulations backed up */
+    uint64_t capped;      /* playouts cut at the ply cap or a rules defect */
+    uint64_t selections;  /* selection steps */
+    uint64_t ref_self;    /* ... whose reference node was the node itself */
+    uint64_t ref_root;    /* ... whose reference node was the search root */
+    uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
+    const char *check_msg;
+} engine_stats_t;
+
+typedef struct engine {
+    const game_t *g;
+    game_ctx_t *ctx;
+    const search_spec_t *spec;
+    const variant_t *v;
+    budget_t b;
+    uint32_t k, role;
+    rng_t rng;
+    pool_t pool;
+    bool pool_ready;
+    keys_t keys;
+    joints_t joints;
+    mast_t mast;
+    game_state_t *root_state, *sec_state;
+    uint32_t root;
+    /* scratch of one simulation (spec §3.5) */
+    uint32_t *path;
+    size_t path_len, path_cap;
+    uint32_t *step_start;    /* first key of each step in skeys */
+    size_t n_steps, steps_cap;
+    uint32_t *skeys;         /* decision keys of every step */
+    size_t n_skeys, skeys_cap;
+    size_t tree_steps;       /* steps chosen by selection (the rest are playout steps) */
+    uint32_t *slot, *slot_gen;
+    size_t slot_cap;
+    uint32_t gen;
+    uint32_t *kstamp;
+    size_t kstamp_cap;
+    uint32_t kgen;
+    uint32_t *klist;
+    size_t klist_cap;
+    const move_id_t **legal;
+    uint32_t *n_legal;
+    uint32_t *joint, *dec;
+    double *z;
+    engine_stats_t st;
+    uint64_t max_plies;
+    /* Instrumentation for tests (NULL otherwise): called as each second-level
+     * search starts (before = true; e->path[0 .. path_len) is the top path)
+     * and as it ends, before its tree is discarded (spec §15.5). */
+    void (*sl_hook)(struct engine *e, bool before, void *arg);
+    void *sl_arg;
+} engine_t;
+
+void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed);
+void engine_free(engine_t *e);
+/* A new match: clear MAST (spec §9) and reseed. */
+void engine_reset(engine_t *e, uint64_t seed);
+/* One search from st; fills the root statistics. Returns when the budget,
+ * deadline or stop flag ends it. */
+void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);
+/* The move to play after engine_search (spec §4.7); *value gets its mean. */
+move_id_t engine_final(engine_t *e, double *value);
+/* The playout policy's move for role at the engine context's current state
+ * (MAST epsilon-greedy or uniform; spec §9). */
+uint32_t engine_playout_move(engine_t *e, uint32_t role);
+
+/* Ranking of root moves for the final choice (spec §4.7). */
+typedef struct pick {
+    uint32_t move, ties;
+    double v, q;
+    bool by_mean;
+} pick_t;
+void pick_init(pick_t *pk, bool by_mean);
+void pick_offer(pick_t *pk, rng_t *rng, uint32_t move, double v, double q);
+/* Worker i of a searcher (tests and reports), or NULL. */
+engine_t *searcher_engine(searcher_t *s, uint32_t i);
+
+#endif

@@ -1,0 +1,166 @@
+/* searcher.c - a searcher: one role's player built from a spec, holding one
+ * engine per worker thread (root parallelism for the unbounded variants)
+ * and what persists between the moves of a match (MAST, the rng).
+ *
+ * With several workers each runs an independent search with its own seed,
+ * game context, tree and MAST table, on an equal share of the playouts; the
+ * move is the most visited over the summed root statistics. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "search/search_internal.h"
+
+struct searcher {
+    const game_t *g;
+    uint32_t role;
+    search_spec_t spec;
+    uint64_t seed;
+    uint32_t n_workers;
+    engine_t *w;
+};
+
+static uint64_t worker_seed(uint64_t seed, uint32_t i) { return i == 0 ? seed : rng_derive(seed, i); }
+
+searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *spec)
+{
+    searcher_t *s = xcalloc(1, sizeof *s);
+    s->g = g;
+    s->role = role;
+    s->spec = *spec;
+    s->seed = spec->seed;
+    s->n_workers = spec->threads ? spec->threads : 1;
+    s->w = xcalloc(s->n_workers, sizeof *s->w);
+    for (uint32_t i = 0; i < s->n_workers; i++) engine_init(&s->w[i], g, role, &s->spec, worker_seed(s->seed, i));
+    return s;
+}
+
+void searcher_free(searcher_t *s)
+{
+    if (!s) return;
+    for (uint32_t i = 0; i < s->n_workers; i++) engine_free(&s->w[i]);
+    free(s->w);
+    free(s);
+}
+
+void searcher_reset(searcher_t *s)
+{
+    for (uint32_t i = 0; i < s->n_workers; i++) engine_reset(&s->w[i], worker_seed(s->seed, i));
+}
+
+void searcher_reseed(searcher_t *s, uint64_t seed)
+{
+    s->seed = seed;
+    searcher_reset(s);
+}
+
+engine_t *searcher_engine(searcher_t *s, uint32_t i) { return i < s->n_workers ? &s->w[i] : NULL; }
+
+typedef struct job {
+    engine_t *e;
+    const game_state_t *st;
+    deadline_t dl;
+    const atomic_bool *stop;
+} job_t;
+
+static void *job_run(void *arg)
+{
+    job_t *j = arg;
+    engine_search(j->e, j->st, j->dl, j->stop);
+    return NULL;
+}
+
+/* Root-parallel final move: the most visited move over all workers. */
+static move_id_t merge_final(searcher_t *s, double *value)
+{
+    engine_t *e0 = &s->w[0];
+    game_ctx_set_state(e0->ctx, e0->root_state);
+    const move_id_t *m;
+    uint32_t n = game_legal(e0->ctx, s->role, &m);
+    pick_t pk;
+    pick_init(&pk, s->spec.v->final == FINAL_MEAN);
+    for (uint32_t i = 0; i < n; i++) {
+        double v = 0, w = 0;
+        for (uint32_t j = 0; j < s->n_workers; j++) {
+            engine_t *e = &s->w[j];
+            for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
+                if (e->pool.nodes[c].edge == m[i]) {
+                    v += e->pool.nodes[c].visits;
+                    w += pool_w(&e->pool, c)[s->role];
+                }
+        }
+        if (v > 0) pick_offer(&pk, &e0->rng, m[i], v, w / v);
+    }
+    if (!pk.ties) return engine_final(e0, value);
+    *value = pk.q;
+    return pk.move;
+}
+
+move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t deadline, const atomic_bool *stop,
+                          search_report_t *rep)
+{
+    uint64_t t0 = clock_now_ns();
+    search_report_t r;
+    memset(&r, 0, sizeof r);
+    engine_t *e0 = &s->w[0];
+    game_ctx_set_state(e0->ctx, st);
+    const move_id_t *m;
+    uint32_t n = game_legal(e0->ctx, s->role, &m);
+    move_id_t move = UINT32_MAX;
+    if (n == 1) {
+        move = m[0]; /* forced: no search, no MAST decay (spec §9: once per own search) */
+    } else if (n > 1 && s->spec.v->sel == SEL_NONE) {
+        move = m[rng_below(&e0->rng, n)];
+    } else if (n > 1) {
+        if (search_spec_is_timed(&s->spec)) {
+            deadline_t own = deadline_at_ns(clock_now_ns() + (uint64_t)(s->spec.seconds * 1e9));
+            if (!deadline.at_ns || own.at_ns < deadline.at_ns) deadline = own;
+        }
+        if (s->n_workers == 1) {
+            mast_decay(&e0->mast, s->spec.decay);
+            engine_search(e0, st, deadline, stop);
+            move = engine_final(e0, &r.value);
+        } else {
+            pthread_t *tid = xcalloc(s->n_workers, sizeof *tid);
+            job_t *jobs = xcalloc(s->n_workers, sizeof *jobs);
+            budget_t full;
+            spec_budget(&s->spec, &full);
+            for (uint32_t i = 0; i < s->n_workers; i++) {
+                engine_t *e = &s->w[i];
+                mast_decay(&e->mast, s->spec.decay);
+                if (!full.timed) e->b.p = full.p / s->n_workers + (i < full.p % s->n_workers);
+                jobs[i] = (job_t){e, st, deadline, stop};
+                if (i > 0 && pthread_create(&tid[i], NULL, job_run, &jobs[i]) != 0) {
+                    tid[i] = 0;
+                    job_run(&jobs[i]); /* could not start a thread: run it here */
+                }
+            }
+            job_run(&jobs[0]);
+            for (uint32_t i = 1; i < s->n_workers; i++)
+                if (tid[i]) pthread_join(tid[i], NULL);
+            free(tid);
+            free(jobs);
+            move = merge_final(s, &r.value);
+        }
+        for (uint32_t i = 0; i < s->n_workers; i++) {
+            engine_t *e = &s->w[i];
+            r.playouts += e->st.playouts;
+            r.capped += e->st.capped;
+            r.nodes_peak += e->pool.resident_peak;
+            r.bytes_per_node = pool_node_bytes(&e->pool);
+            r.bytes_peak += e->pool.bytes_peak + (uint64_t)e->mast.cap * 2 * sizeof(double);
+            for (uint32_t j = 0; j < e->pool.n_regions; j++) r.recycled += e->pool.reg[j].recycled;
+        }
+        /* Sparse tables: report the mean table bytes per resident node at peak. */
+        if (e0->pool.amaf_on && !e0->pool.K && r.nodes_peak) {
+            uint64_t node_only = pool_node_bytes(&e0->pool) * r.nodes_peak, mast = 0;
+            for (uint32_t i = 0; i < s->n_workers; i++) mast += (uint64_t)s->w[i].mast.cap * 2 * sizeof(double);
+            if (r.bytes_peak > node_only + mast) r.bytes_per_node += (r.bytes_peak - node_only - mast) / r.nodes_peak;
+        }
+    }
+    r.seconds = (double)(clock_now_ns() - t0) / 1e9;
+    if (rep) *rep = r;
+    return move;
+}

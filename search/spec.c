@@ -1,0 +1,423 @@
+/* spec.c - the searcher table and player spec strings.
+ *
+ * `ALGO[:key=value,...]` names a row of search_variants (the algorithms are
+ * rows of one policy table, issue "Search") and sets keys from key_defs.
+ * Parsing is table-driven: a key's type, range, default and meaning live in
+ * one place, which `ggp players` prints. Budgets follow grave-spec §1. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/xalloc.h"
+#include "search/search_internal.h"
+
+/* name, summary, selection, tree, recycle, max_depth, final move, default N */
+const variant_t search_variants[] = {
+    {"random", "a uniformly random legal move", SEL_NONE, TREE_NONE, false, 0, FINAL_ROBUST, 0},
+    {"mc", "flat Monte Carlo: playouts spread evenly over the root moves; best mean", SEL_FLAT, TREE_SINGLE,
+     false, 1, FINAL_MEAN, 0},
+    {"uct", "UCT, one unbounded tree (P playouts create at most P nodes)", SEL_UCT, TREE_SINGLE, false, 0,
+     FINAL_ROBUST, 0},
+    {"uctr", "UCT in a pool of N nodes with LRU recycling", SEL_UCT, TREE_SINGLE, true, 0, FINAL_ROBUST, 1536},
+    {"uct2", "two-level UCT: P = N_top x N_sec playouts", SEL_UCT, TREE_TWO, false, 0, FINAL_ROBUST, 200},
+    {"uctr2", "two-level UCT with recycling in both levels: P = P_top x P_sec", SEL_UCT, TREE_TWO, true, 0,
+     FINAL_ROBUST, 160},
+    {"grave", "GRAVE, one unbounded tree (P playouts create at most P nodes)", SEL_GRAVE, TREE_SINGLE, false, 0,
+     FINAL_ROBUST, 0},
+    {"graver", "GRAVE in a pool of N nodes with LRU recycling (GRAVER)", SEL_GRAVE, TREE_SINGLE, true, 0,
+     FINAL_ROBUST, 1536},
+    {"grave2", "two-level GRAVE (GRAVE^2): P = N_top x N_sec playouts", SEL_GRAVE, TREE_TWO, false, 0,
+     FINAL_ROBUST, 200},
+    {"graver2", "two-level GRAVE with recycling in both levels (GRAVER^2): P = P_top x P_sec", SEL_GRAVE,
+     TREE_TWO, true, 0, FINAL_ROBUST, 160},
+};
+const size_t search_n_variants = sizeof search_variants / sizeof search_variants[0];
+
+const variant_t *variant_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < search_n_variants; i++)
+        if (strlen(search_variants[i].name) == len && !strncasecmp(search_variants[i].name, name, len))
+            return &search_variants[i];
+    return NULL;
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+typedef enum {
+    K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
+    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, N_KEYS
+} key_id_t;
+
+typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF } key_type_t;
+
+static bool ap_all(const variant_t *v) { (void)v; return true; }
+static bool ap_search(const variant_t *v) { return v->sel != SEL_NONE; }
+static bool ap_single(const variant_t *v) { return v->tree == TREE_SINGLE; }
+static bool ap_nodes(const variant_t *v) { return v->def_nodes != 0; }
+static bool ap_two(const variant_t *v) { return v->tree == TREE_TWO; }
+static bool ap_two_rec(const variant_t *v) { return v->tree == TREE_TWO && v->recycle; }
+static bool ap_grave(const variant_t *v) { return v->sel == SEL_GRAVE; }
+static bool ap_grave_two(const variant_t *v) { return v->sel == SEL_GRAVE && v->tree == TREE_TWO; }
+static bool ap_uct(const variant_t *v) { return v->sel == SEL_UCT; }
+
+typedef struct key_def {
+    const char *name;
+    key_type_t type;
+    double lo, hi;
+    const char *def;     /* default, as text ("" = per algorithm) */
+    const char *meaning;
+    bool (*applies)(const variant_t *v);
+} key_def_t;
+
+static const key_def_t key_defs[N_KEYS] = {
+    [K_PLAYOUTS] = {"playouts", KT_INT, 1, 1e9, "10000", "P: playouts (simulations) per move", ap_single},
+    [K_NODES] = {"nodes", KT_INT, 1, 1e8, "(algo)",
+                 "N: most tree nodes resident at once (uctr/graver 1536, uct2/grave2 200, uctr2/graver2 160)",
+                 ap_nodes},
+    [K_LAMBDA] = {"lambda", KT_REAL, 0, 1, "0.5", "share of N for the second level: N_sec = round(lambda*N)", ap_two},
+    [K_PTOP] = {"ptop", KT_INT, 1, 1e9, "2*N_top", "P_top: top-level iterations (each one second-level search)",
+                ap_two_rec},
+    [K_PSEC] = {"psec", KT_INT, 1, 1e9, "N_sec", "P_sec: playouts per second-level search", ap_two_rec},
+    [K_BIAS] = {"bias", KT_REAL, 0, 1, "0.01", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
+    [K_REF] = {"ref", KT_REAL, 0, 1e9, "25", "GRAVE reference threshold: a node with V > ref uses its own AMAF (inf = root)",
+               ap_grave},
+    [K_C] = {"c", KT_REAL, 0, 100, "0.7071", "UCT exploration constant (sqrt(2)/2 for rewards in [0,1])", ap_uct},
+    [K_EPS] = {"eps", KT_REAL, 0, 1, "0.4", "MAST epsilon: share of uniformly random playout moves", ap_search},
+    [K_DECAY] = {"decay", KT_REAL, 0, 1, "0.2", "MAST statistics kept between the agent's searches (x decay)", ap_search},
+    [K_MAST] = {"mast", KT_ONOFF, 0, 1, "on", "MAST epsilon-greedy playouts (off: uniform random playouts)", ap_search},
+    [K_SHARE] = {"share", KT_ONOFF, 0, 1, "on", "forward sharing: second-level searches read top-path AMAF", ap_grave_two},
+    [K_SECONDS] = {"seconds", KT_REAL, 0.001, 86400, "",
+                   "time budget per move instead of playouts (anytime; checked between playouts)", ap_search},
+    [K_SEED] = {"seed", KT_INT, 0, 18446744073709551615.0, "0", "random seed (same seed and budget, same move)", ap_all},
+    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "root-parallel workers sharing the playouts (uct, grave, mc only)",
+                   ap_search},
+    [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_grave},
+    [K_CHECK] = {"check", KT_ONOFF, 0, 1, "off", "verify the LRU invariants after every iteration (debugging)", ap_search},
+};
+
+static search_spec_t spec_defaults(const variant_t *v)
+{
+    return (search_spec_t){
+        .v = v,
+        .playouts = 10000,
+        .nodes = v->def_nodes,
+        .lambda = 0.5,
+        .bias = 0.01,
+        .ref = 25,
+        .c = 0.70710678118654752,
+        .eps = 0.4,
+        .decay = 0.2,
+        .mast = true,
+        .share = true,
+        .amaf = AMAF_AUTO,
+        .threads = 1,
+    };
+}
+
+static void fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(char *err, size_t len, const char *fmt, ...)
+{
+    if (!err || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static void key_list(const variant_t *v, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < N_KEYS; i++) {
+        if (!key_defs[i].applies(v)) continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", key_defs[i].name);
+        if (w < 0 || (size_t)w >= len - used) break;
+        used += (size_t)w;
+    }
+}
+
+/* An integer bound as text (the seed's upper bound is 2^64 - 1, which a
+ * double cannot hold). */
+static const char *int_bound(double x, char *buf, size_t len)
+{
+    if (x >= 18446744073709551615.0) snprintf(buf, len, "18446744073709551615");
+    else snprintf(buf, len, "%.0f", x);
+    return buf;
+}
+
+static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t vlen, char *err, size_t elen)
+{
+    const key_def_t *kd = &key_defs[id];
+    char buf[64];
+    if (vlen == 0 || vlen >= sizeof buf) goto bad;
+    memcpy(buf, val, vlen);
+    buf[vlen] = 0;
+    switch (kd->type) {
+    case KT_ONOFF: {
+        bool on;
+        if (!strcasecmp(buf, "on") || !strcasecmp(buf, "true") || !strcmp(buf, "1")) on = true;
+        else if (!strcasecmp(buf, "off") || !strcasecmp(buf, "false") || !strcmp(buf, "0")) on = false;
+        else goto bad;
+        if (id == K_MAST) s->mast = on;
+        else if (id == K_SHARE) s->share = on;
+        else s->check = on;
+        return true;
+    }
+    case KT_AMAF:
+        if (!strcasecmp(buf, "auto")) s->amaf = AMAF_AUTO;
+        else if (!strcasecmp(buf, "dense")) s->amaf = AMAF_DENSE;
+        else if (!strcasecmp(buf, "sparse")) s->amaf = AMAF_SPARSE;
+        else goto bad;
+        return true;
+    case KT_INT: {
+        char *end;
+        errno = 0;
+        if (buf[0] == '-' || buf[0] == '+') goto bad;
+        unsigned long long x = strtoull(buf, &end, 10);
+        if (*end || errno || (double)x < kd->lo || (double)x > kd->hi) goto bad;
+        switch (id) {
+        case K_PLAYOUTS: s->playouts = x; break;
+        case K_NODES: s->nodes = x; break;
+        case K_PTOP: s->ptop = x; break;
+        case K_PSEC: s->psec = x; break;
+        case K_SEED: s->seed = x; break;
+        case K_THREADS: s->threads = (uint32_t)x; break;
+        default: goto bad;
+        }
+        return true;
+    }
+    case KT_REAL: {
+        char *end;
+        double x;
+        if (id == K_REF && (!strcasecmp(buf, "inf") || !strcasecmp(buf, "infinity"))) {
+            x = INFINITY;
+        } else {
+            errno = 0;
+            x = strtod(buf, &end);
+            if (*end || errno || !isfinite(x) || x < kd->lo || x > kd->hi) goto bad;
+        }
+        switch (id) {
+        case K_LAMBDA: s->lambda = x; break;
+        case K_BIAS: s->bias = x; break;
+        case K_REF: s->ref = x; break;
+        case K_C: s->c = x; break;
+        case K_EPS: s->eps = x; break;
+        case K_DECAY: s->decay = x; break;
+        case K_SECONDS: s->seconds = x; break;
+        default: goto bad;
+        }
+        return true;
+    }
+    }
+bad:
+    switch (kd->type) {
+    case KT_ONOFF: fail(err, elen, "bad value for %s: '%.*s' (expected on or off)", kd->name, (int)vlen, val); break;
+    case KT_AMAF:
+        fail(err, elen, "bad value for %s: '%.*s' (expected auto, dense or sparse)", kd->name, (int)vlen, val);
+        break;
+    case KT_INT: {
+        char hi[32];
+        fail(err, elen, "bad value for %s: '%.*s' (expected an integer from %.0f to %s)", kd->name, (int)vlen, val,
+             kd->lo, int_bound(kd->hi, hi, sizeof hi));
+        break;
+    }
+    case KT_REAL:
+        fail(err, elen, "bad value for %s: '%.*s' (expected a number from %g to %g%s)", kd->name, (int)vlen, val,
+             kd->lo, kd->hi, id == K_REF ? ", or inf" : "");
+        break;
+    }
+    return false;
+}
+
+static uint32_t n_sec_of(const search_spec_t *s) { return (uint32_t)llround(s->lambda * (double)s->nodes); }
+
+/* Derived values and the checks that involve several keys. */
+static bool spec_finish(search_spec_t *s, char *err, size_t elen)
+{
+    const variant_t *v = s->v;
+    if ((s->set & (1u << K_SECONDS)) && (s->set & ((1u << K_PLAYOUTS) | (1u << K_PTOP)))) {
+        fail(err, elen, "%s: give a playout budget or seconds, not both", v->name);
+        return false;
+    }
+    if (v->tree == TREE_TWO) {
+        uint32_t ns = n_sec_of(s);
+        if (s->nodes < 2 || ns < 1 || ns >= s->nodes) {
+            fail(err, elen,
+                 "%s: nodes=%llu with lambda=%g leaves a level empty (need 1 <= round(lambda*nodes) <= nodes-1)",
+                 v->name, (unsigned long long)s->nodes, s->lambda);
+            return false;
+        }
+        uint32_t nt = (uint32_t)s->nodes - ns;
+        if (!(s->set & (1u << K_PTOP))) s->ptop = v->recycle ? 2ull * nt : nt;
+        if (!(s->set & (1u << K_PSEC))) s->psec = ns;
+    }
+    if (s->threads > 1 && !(v->tree == TREE_SINGLE && !v->recycle)) {
+        fail(err, elen, "%s: threads must be 1 (root parallelism would split the node budget N; use uct, grave or mc)",
+             v->name);
+        return false;
+    }
+    return true;
+}
+
+search_spec_t *search_spec_parse(const char *text, char *err, size_t err_len)
+{
+    if (!text) text = "";
+    const char *colon = strchr(text, ':');
+    size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
+    const variant_t *v = variant_find(text, nlen);
+    if (!v) {
+        char names[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < search_n_variants; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", search_variants[i].name);
+        fail(err, err_len, "unknown algorithm '%.*s' (expected one of %s)", (int)nlen, text, names);
+        return NULL;
+    }
+    search_spec_t s = spec_defaults(v);
+    const char *p = colon ? colon + 1 : NULL;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        if (!eq) {
+            fail(err, err_len, "%s: expected key=value, got '%.*s'", v->name, (int)len, p);
+            return NULL;
+        }
+        size_t klen = (size_t)(eq - p);
+        int id = -1;
+        for (int i = 0; i < N_KEYS; i++)
+            if (strlen(key_defs[i].name) == klen && !strncasecmp(key_defs[i].name, p, klen)) id = i;
+        if (id < 0 || !key_defs[id].applies(v)) {
+            char keys[512];
+            key_list(v, keys, sizeof keys);
+            fail(err, err_len, "%s key '%.*s' for %s (its keys: %s)", id < 0 ? "unknown" : "inapplicable", (int)klen,
+                 p, v->name, keys);
+            return NULL;
+        }
+        if (!parse_value(&s, (key_id_t)id, eq + 1, len - klen - 1, err, err_len)) return NULL;
+        s.set |= 1u << id; /* a later value of the same key wins (sweeps append) */
+        p = end ? end + 1 : NULL;
+    }
+    if (!spec_finish(&s, err, err_len)) return NULL;
+    search_spec_t *out = xmalloc(sizeof *out);
+    *out = s;
+    return out;
+}
+
+void search_spec_free(search_spec_t *s) { free(s); }
+
+bool search_spec_is_timed(const search_spec_t *s) { return s->seconds > 0; }
+
+uint64_t search_spec_seed(const search_spec_t *s) { return s->seed; }
+
+const char *search_spec_algorithm(const search_spec_t *s) { return s->v->name; }
+
+search_spec_t *search_spec_copy(const search_spec_t *s)
+{
+    search_spec_t *c = xmalloc(sizeof *c);
+    *c = *s;
+    return c;
+}
+
+static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
+{
+    switch (id) {
+    case K_PLAYOUTS: fprintf(out, "%llu", (unsigned long long)s->playouts); break;
+    case K_NODES: fprintf(out, "%llu", (unsigned long long)s->nodes); break;
+    case K_LAMBDA: fprintf(out, "%g", s->lambda); break;
+    case K_PTOP: fprintf(out, "%llu", (unsigned long long)s->ptop); break;
+    case K_PSEC: fprintf(out, "%llu", (unsigned long long)s->psec); break;
+    case K_BIAS: fprintf(out, "%g", s->bias); break;
+    case K_REF: isinf(s->ref) ? fputs("inf", out) : fprintf(out, "%g", s->ref); break;
+    case K_C: fprintf(out, "%g", s->c); break;
+    case K_EPS: fprintf(out, "%g", s->eps); break;
+    case K_DECAY: fprintf(out, "%g", s->decay); break;
+    case K_MAST: fputs(s->mast ? "on" : "off", out); break;
+    case K_SHARE: fputs(s->share ? "on" : "off", out); break;
+    case K_SECONDS: fprintf(out, "%g", s->seconds); break;
+    case K_SEED: fprintf(out, "%llu", (unsigned long long)s->seed); break;
+    case K_THREADS: fprintf(out, "%u", s->threads); break;
+    case K_AMAF: fputs(s->amaf == AMAF_DENSE ? "dense" : s->amaf == AMAF_SPARSE ? "sparse" : "auto", out); break;
+    case K_CHECK: fputs(s->check ? "on" : "off", out); break;
+    case N_KEYS: break;
+    }
+}
+
+void search_spec_print(const search_spec_t *s, FILE *out)
+{
+    fputs(s->v->name, out);
+    bool timed = search_spec_is_timed(s), first = true;
+    for (int i = 0; i < N_KEYS; i++) {
+        if (!key_defs[i].applies(s->v)) continue;
+        if (i == K_SECONDS && !timed) continue;
+        if ((i == K_PLAYOUTS || i == K_PTOP) && timed) continue;
+        fputc(first ? ':' : ',', out);
+        first = false;
+        fprintf(out, "%s=", key_defs[i].name);
+        print_value(s, (key_id_t)i, out);
+    }
+}
+
+void search_players_help(FILE *out)
+{
+    fputs("Player specs: ALGO[:key=value,...], e.g. grave2:nodes=200,lambda=0.5,seed=7\n\nalgorithms:\n", out);
+    for (size_t i = 0; i < search_n_variants; i++)
+        fprintf(out, "  %-8s %s\n", search_variants[i].name, search_variants[i].summary);
+    fputs("\nkeys (default; range; meaning; algorithms):\n", out);
+    for (int i = 0; i < N_KEYS; i++) {
+        const key_def_t *kd = &key_defs[i];
+        char range[64];
+        switch (kd->type) {
+        case KT_ONOFF: snprintf(range, sizeof range, "on|off"); break;
+        case KT_AMAF: snprintf(range, sizeof range, "auto|dense|sparse"); break;
+        case KT_INT: {
+            char hi[32];
+            snprintf(range, sizeof range, "%.0f..%s", kd->lo, int_bound(kd->hi, hi, sizeof hi));
+            break;
+        }
+        case KT_REAL: snprintf(range, sizeof range, "%g..%g%s", kd->lo, kd->hi, i == K_REF ? "|inf" : ""); break;
+        }
+        fprintf(out, "  %-9s %-8s %-24s %s\n            for:", kd->name, kd->def[0] ? kd->def : "-", range,
+                kd->meaning);
+        for (size_t j = 0; j < search_n_variants; j++)
+            if (kd->applies(&search_variants[j])) fprintf(out, " %s", search_variants[j].name);
+        fputc('\n', out);
+    }
+    fputs("\nBudgets (grave-spec section 1): uct/grave/mc run P playouts; uctr/graver keep at most\n"
+          "N nodes and recycle the least recently used leaf; uct2/grave2 split N into\n"
+          "N_top = N - round(lambda*N) and N_sec = round(lambda*N) and run N_top x N_sec playouts;\n"
+          "uctr2/graver2 run ptop x psec playouts within the same N. seconds=S replaces the playout\n"
+          "budget by a time limit. A later key overrides an earlier one.\n",
+          out);
+}
+
+void spec_budget(const search_spec_t *s, budget_t *b)
+{
+    memset(b, 0, sizeof *b);
+    b->timed = search_spec_is_timed(s);
+    if (s->v->tree == TREE_SINGLE) {
+        b->p = b->timed ? UINT64_MAX : s->playouts;
+        b->n = s->v->recycle ? (uint32_t)s->nodes : 0;
+    } else if (s->v->tree == TREE_TWO) {
+        b->n_sec = n_sec_of(s);
+        b->n_top = (uint32_t)s->nodes - b->n_sec;
+        b->p_top = b->timed && s->v->recycle ? UINT64_MAX : s->ptop;
+        b->p_sec = s->psec;
+    }
+}
+
+void search_agresti_coull(double x, double n, double *lo, double *hi)
+{
+    const double z = 1.959963984540054;
+    if (n <= 0) {
+        *lo = 0;
+        *hi = 1;
+        return;
+    }
+    double nt = n + z * z, pt = (x + z * z / 2) / nt, h = z * sqrt(pt * (1 - pt) / nt);
+    *lo = pt - h < 0 ? 0 : pt - h;
+    *hi = pt + h > 1 ? 1 : pt + h;
+}

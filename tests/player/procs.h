@@ -1,0 +1,257 @@
+/* procs.h - child processes and fake players for the end-to-end protocol
+ * tests: `ggp serve` started on a free loopback port (it prints the port),
+ * always reaped; fake players on threads that never answer or answer
+ * garbage; and a reader for the arrays of strings of a match record. Every
+ * wait is bounded in count and time. */
+#ifndef GGP_TESTS_PLAYER_PROCS_H
+#define GGP_TESTS_PLAYER_PROCS_H
+
+#include <fcntl.h>
+#include <time.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+
+#include "rawhttp.h"
+
+static inline void procs_sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- ggp serve children ---- */
+
+#define PROCS_MAX 8
+static pid_t procs_pids[PROCS_MAX];
+
+typedef struct serve_proc {
+    pid_t pid;
+    uint16_t port;
+    char url[64];
+    char log_path[256];
+} serve_proc_t;
+
+static inline void procs_reap(pid_t pid)
+{
+    if (pid <= 0) return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 300; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) goto done;
+        procs_sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+done:
+    for (int i = 0; i < PROCS_MAX; i++)
+        if (procs_pids[i] == pid) procs_pids[i] = 0;
+}
+
+/* Teardown for every test: no child outlives it. */
+static inline int procs_reap_all(void **state)
+{
+    (void)state;
+    for (int i = 0; i < PROCS_MAX; i++) procs_reap(procs_pids[i]);
+    return 0;
+}
+
+/* Start `ggp serve --port 0 --bind 127.0.0.1 --log LOG <extra...>` and
+ * read the port it prints. Returns false if it did not come up in 10 s. */
+static inline bool serve_start(serve_proc_t *p, const char *log_path, const char *const *extra)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->log_path, sizeof p->log_path, "%s", log_path);
+    int fds[2];
+    if (pipe(fds) != 0) return false;
+    const char *argv[32] = {GGP_BIN, "serve", "--port", "0", "--bind", "127.0.0.1", "--log", log_path};
+    int n = 8;
+    for (; extra && *extra && n < 30; extra++) argv[n++] = *extra;
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid < 0) return false;
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execv(GGP_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    p->pid = pid;
+    for (int i = 0; i < PROCS_MAX; i++)
+        if (!procs_pids[i]) {
+            procs_pids[i] = pid;
+            break;
+        }
+    bool eof;
+    char line[256] = "";
+    size_t len = 0;
+    uint64_t end = clock_now_ns() + 10000000000ULL;
+    while (!strchr(line, '\n') && clock_now_ns() < end && len + 1 < sizeof line) {
+        struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+        if (poll(&pf, 1, 100) <= 0) continue;
+        ssize_t k = read(fds[0], line + len, sizeof line - 1 - len);
+        if (k <= 0) break;
+        len += (size_t)k;
+        line[len] = '\0';
+    }
+    (void)eof;
+    close(fds[0]);
+    const char *colon = strrchr(line, ':');
+    if (!strstr(line, "listening on 127.0.0.1:") || !colon) return false;
+    p->port = (uint16_t)atoi(colon + 1);
+    snprintf(p->url, sizeof p->url, "http://127.0.0.1:%u/", (unsigned)p->port);
+    return p->port != 0;
+}
+
+/* Lines of a file that contain needle. */
+static inline int count_lines_with(const char *path, const char *needle)
+{
+    char *text = tu_read_file(path);
+    if (!text) return 0;
+    int n = 0;
+    for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        if (strstr(line, needle)) n++;
+    }
+    free(text);
+    return n;
+}
+
+/* ---- fake players ---- */
+
+typedef enum { FAKE_SILENT, FAKE_GARBAGE } fake_kind_t;
+
+typedef struct fake_player {
+    fake_kind_t kind;
+    int listen_fd;
+    uint16_t port;
+    char url[64];
+    atomic_bool stop;
+    atomic_int requests;
+    int held[64]; /* FAKE_SILENT: connections kept open, unanswered */
+    int n_held;
+    pthread_t thread;
+} fake_player_t;
+
+/* Read one request (headers and Content-Length bytes), bounded. */
+static inline void fake_read_request(int fd)
+{
+    bool eof;
+    char buf[1 << 16];
+    size_t len = 0;
+    uint64_t end = clock_now_ns() + 3000000000ULL;
+    while (clock_now_ns() < end && len + 1 < sizeof buf) {
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, 50) <= 0) continue;
+        ssize_t k = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (k <= 0) break;
+        len += (size_t)k;
+        buf[len] = '\0';
+        char *body = strstr(buf, "\r\n\r\n");
+        char *cl = NULL;
+        for (char *q = buf; *q && !cl; q++)
+            if (!strncasecmp(q, "Content-Length:", 15)) cl = q;
+        if (body && cl && (size_t)(buf + len - (body + 4)) >= (size_t)atol(cl + 15)) break;
+    }
+    (void)eof;
+}
+
+static inline void *fake_main(void *arg)
+{
+    fake_player_t *f = arg;
+    while (!atomic_load(&f->stop)) {
+        struct pollfd pf = {.fd = f->listen_fd, .events = POLLIN};
+        if (poll(&pf, 1, 50) <= 0) continue;
+        int c = accept(f->listen_fd, NULL, NULL);
+        if (c < 0) continue;
+        atomic_fetch_add(&f->requests, 1);
+        if (f->kind == FAKE_SILENT && f->n_held < 64) {
+            f->held[f->n_held++] = c;
+            continue;
+        }
+        fake_read_request(c);
+        const char reply[] = "HTTP/1.0 200 OK\r\nContent-Type: text/acl\r\nContent-Length: 12\r\n\r\n( bogus move";
+        raw_send(c, reply, sizeof reply - 1);
+        close(c);
+    }
+    for (int i = 0; i < f->n_held; i++) close(f->held[i]);
+    return NULL;
+}
+
+static inline bool fake_start(fake_player_t *f, fake_kind_t kind)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (bind(f->listen_fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(f->listen_fd, 16) != 0 ||
+        getsockname(f->listen_fd, (struct sockaddr *)&a, &al) != 0)
+        return false;
+    f->port = ntohs(a.sin_port);
+    snprintf(f->url, sizeof f->url, "http://127.0.0.1:%u/", (unsigned)f->port);
+    return pthread_create(&f->thread, NULL, fake_main, f) == 0;
+}
+
+static inline void fake_stop(fake_player_t *f)
+{
+    atomic_store(&f->stop, true);
+    pthread_join(f->thread, NULL);
+    close(f->listen_fd);
+}
+
+/* ---- reading the match record ---- */
+
+/* The strings of the JSON value after "key": an array of strings or an
+ * array of arrays of strings, flattened; *rows gets the number of inner
+ * arrays (or 1 for a flat array). Returns the count, -1 if absent. */
+static inline int json_strings(const char *json, const char *key, char ***out, int *rows)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(json, pat);
+    *out = NULL;
+    *rows = 0;
+    if (!p) return -1;
+    p += strlen(pat);
+    int depth = 0, n = 0, cap = 0;
+    bool nested = false;
+    do {
+        if (*p == '[') {
+            depth++;
+            if (depth == 2) {
+                nested = true;
+                (*rows)++;
+            }
+        } else if (*p == ']') {
+            depth--;
+        } else if (*p == '"') {
+            char *s = malloc(strlen(p));
+            size_t k = 0;
+            for (p++; *p && *p != '"'; p++) {
+                if (*p == '\\' && p[1]) p++;
+                s[k++] = *p;
+            }
+            s[k] = '\0';
+            if (n == cap) *out = realloc(*out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof **out);
+            (*out)[n++] = s;
+        } else if (!*p) {
+            break;
+        }
+        p++;
+    } while (depth > 0);
+    if (!nested) *rows = 1;
+    return n;
+}
+
+static inline void json_strings_free(char **s, int n)
+{
+    for (int i = 0; i < n; i++) free(s[i]);
+    free(s);
+}
+
+#endif

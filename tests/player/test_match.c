@@ -1,0 +1,448 @@
+/* test_match.c - end to end over loopback: `ggp match` driving `ggp serve`
+ * processes through whole ticTacToe matches; players that never answer,
+ * answer garbage or crash mid-match (the match completes, with TO, IL and
+ * CE in the record, §5.4); a rules defect met during a match (aborted
+ * cleanly, §5.7); and `ggp serve` against a real game in Dresden's
+ * upper case and with rules that do not load. */
+#include "testutil.h"
+
+#include <ctype.h>
+#include <unistd.h>
+
+#include "procs.h"
+
+static char tmpdir[256];
+
+static int make_tmpdir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ggp_test_match_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char ring[8][320];
+    static int next;
+    char *p = ring[next++ % 8];
+    snprintf(p, sizeof ring[0], "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* ticTacToe from the project's games/ or the shared corpus, or NULL. */
+static const char *tictactoe(void)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/games/tictactoe.kif", GGP_SOURCE_DIR);
+    if (access(path, R_OK) == 0) return path;
+    const char *g = tu_shared("games");
+    if (!g) return NULL;
+    snprintf(path, sizeof path, "%s/ticTacToe.kif", g);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
+/* Whether this ggp was built with the game manager (libcurl). */
+static bool have_manager(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "%s match --help", GGP_BIN);
+    if (tu_run(cmd, NULL) == 0) return true;
+    printf("note: ggp was built without libcurl (no 'ggp match'); skipping\n");
+    return false;
+}
+
+/* Run `ggp match` (bounded by `timeout`); returns its exit status and
+ * output in *out. */
+static int run_match(const char *game, const char *opts, const char *url1, const char *url2, char **out)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "timeout 120 %s match %s %s --out %s %s %s", GGP_BIN, game, opts, tmp_path("rec.json"),
+             url1, url2 ? url2 : "");
+    return tu_run(cmd, out);
+}
+
+static const char *last_line(const char *text)
+{
+    static char line[512];
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n') n--;
+    size_t s = n;
+    while (s && text[s - 1] != '\n') s--;
+    snprintf(line, sizeof line, "%.*s", (int)(n - s), text + s);
+    return line;
+}
+
+/* Check the record's shape (§5.7) and return the errors of role r as one
+ * string "e0|e1|...". */
+static char *record_errors(int r, int *n_states, bool *completed)
+{
+    char *json = tu_read_file(tmp_path("rec.json"));
+    assert_non_null(json);
+    char **states, **moves, **errors;
+    int srows, mrows, erows;
+    int ns = json_strings(json, "states", &states, &srows);
+    int nm = json_strings(json, "moves", &moves, &mrows);
+    int ne = json_strings(json, "errors", &errors, &erows);
+    assert_true(ns >= 1);
+    assert_int_equal(erows, ns);       /* errors: one row per state */
+    assert_int_equal(ne, 2 * ns);      /* two roles */
+    assert_int_equal(nm, 2 * (ns - 1)); /* one joint move per step */
+    assert_non_null(strstr(json, "\"matchId\":\"ggp."));
+    assert_non_null(strstr(json, "\"randomToken\":\""));
+    assert_non_null(strstr(json, "\"startClock\":1,\"playClock\":1,\"previewClock\":-1"));
+    assert_non_null(strstr(json, "\"stateTimes\":["));
+    assert_non_null(strstr(json, "\"playerNamesFromHost\":["));
+    assert_non_null(strstr(json, "\"scrambled\":false"));
+    *completed = strstr(json, "\"isCompleted\":true") != NULL;
+    assert_true(*completed == (strstr(json, "\"goalValues\":[") != NULL));
+    size_t len = 1;
+    for (int i = 0; i < ns; i++) len += strlen(errors[2 * i + r]) + 1;
+    char *out = calloc(1, len);
+    for (int i = 0; i < ns; i++) {
+        if (i) strcat(out, "|");
+        strcat(out, errors[2 * i + r]);
+    }
+    *n_states = ns;
+    json_strings_free(states, ns);
+    json_strings_free(moves, nm);
+    json_strings_free(errors, ne);
+    free(json);
+    return out;
+}
+
+/* "goals xplayer=V oplayer=W" with V + W = 100 (win, loss or draw). */
+static void check_goals(const char *out)
+{
+    int v, w;
+    if (sscanf(last_line(out), "goals xplayer=%d oplayer=%d", &v, &w) != 2) fail_msg("last line: %s", last_line(out));
+    assert_int_equal(v + w, 100);
+}
+
+static void test_full_match_between_two_players(void **state)
+{
+    (void)state;
+    const char *game = tictactoe();
+    if (!have_manager()) return;
+    if (!game) {
+        printf("note: no ticTacToe game; skipping\n");
+        return;
+    }
+    serve_proc_t x, o;
+    const char *extra[] = {"--margin-ms", "700", "--name", "px", NULL};
+    const char *extra2[] = {"--margin-ms", "700", "--name", "po", NULL};
+    assert_true(serve_start(&x, tmp_path("x.log"), extra));
+    assert_true(serve_start(&o, tmp_path("o.log"), extra2));
+    char *out;
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 500", x.url, o.url, &out);
+    if (rc != 0) fail_msg("ggp match failed (%d):\n%s", rc, out);
+    check_goals(out);
+    int ns;
+    bool completed;
+    for (int r = 0; r < 2; r++) {
+        char *errs = record_errors(r, &ns, &completed);
+        for (char *p = errs; *p; p++)
+            if (*p != '|') fail_msg("role %d had errors: %s", r, errs);
+        free(errs);
+    }
+    assert_true(completed);
+    assert_true(ns >= 6 && ns <= 10); /* ticTacToe: 5 to 9 moves */
+    char *json = tu_read_file(tmp_path("rec.json"));
+    assert_non_null(strstr(json, "\"playerNamesFromHost\":[\"px\",\"po\"]"));
+    free(json);
+    /* Each player saw START, one PLAY per step, STOP: one log line each. */
+    assert_int_equal(count_lines_with(x.log_path, "kind=start status=200"), 1);
+    assert_int_equal(count_lines_with(x.log_path, "kind=play status=200"), ns - 1);
+    assert_int_equal(count_lines_with(o.log_path, "kind=stop status=200 "), 1);
+    assert_int_equal(count_lines_with(o.log_path, "reply=\"done\""), 1);
+    free(out);
+    procs_reap(x.pid);
+    procs_reap(o.pid);
+}
+
+static void test_silent_and_garbage_players(void **state)
+{
+    (void)state;
+    const char *game = tictactoe();
+    if (!have_manager()) return;
+    if (!game) {
+        printf("note: no ticTacToe game; skipping\n");
+        return;
+    }
+    fake_player_t silent, garbage;
+    assert_true(fake_start(&silent, FAKE_SILENT));
+    assert_true(fake_start(&garbage, FAKE_GARBAGE));
+    char *out;
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100", silent.url, garbage.url, &out);
+    fake_stop(&silent);
+    fake_stop(&garbage);
+    if (rc != 0) fail_msg("ggp match failed (%d):\n%s", rc, out);
+    check_goals(out);
+    int ns;
+    bool completed;
+    char *xe = record_errors(0, &ns, &completed);
+    char *oe = record_errors(1, &ns, &completed);
+    assert_true(completed);
+    /* The silent player timed out on START and every PLAY; the garbage
+     * player's START reply is ignored and its moves are IL (§5.4). */
+    for (int i = 0; i < ns; i++) {
+        char *xs = strtok(i ? NULL : xe, "|");
+        assert_string_equal(xs, "TO");
+    }
+    char *save;
+    char *tok = strtok_r(oe, "|", &save);
+    assert_string_equal(tok, "IL ( bogus move");
+    int il = 1;
+    while ((tok = strtok_r(NULL, "|", &save))) {
+        assert_string_equal(tok, "IL ( bogus move");
+        il++;
+    }
+    /* errors[0] of the garbage player is "" (START answered), so strtok
+     * skipped it: ns - 1 IL entries. */
+    assert_int_equal(il, ns - 1);
+    assert_true(atomic_load(&silent.requests) >= ns + 1);
+    free(xe);
+    free(oe);
+    free(out);
+}
+
+static void test_player_crashes_mid_match(void **state)
+{
+    (void)state;
+    const char *game = tictactoe();
+    if (!have_manager()) return;
+    if (!game) {
+        printf("note: no ticTacToe game; skipping\n");
+        return;
+    }
+    serve_proc_t x, o;
+    const char *extra[] = {"--margin-ms", "600", NULL};
+    assert_true(serve_start(&x, tmp_path("cx.log"), extra));
+    assert_true(serve_start(&o, tmp_path("co.log"), extra));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "timeout 120 %s match %s --startclock 1 --playclock 1 --grace-ms 300 --out %s %s %s",
+             GGP_BIN, game, tmp_path("rec.json"), x.url, o.url);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    /* Kill oplayer once it has answered two PLAYs (bounded wait). */
+    for (int i = 0; i < 1500 && count_lines_with(o.log_path, "kind=play status=200") < 2; i++) procs_sleep_ms(10);
+    assert_true(count_lines_with(o.log_path, "kind=play status=200") >= 2);
+    kill(o.pid, SIGKILL);
+    procs_reap(o.pid);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) fail_msg("ggp match failed:\n%s", out);
+    check_goals(out);
+    int ns;
+    bool completed;
+    char *oe = record_errors(1, &ns, &completed);
+    assert_true(completed);
+    /* "" for START and the answered moves, then CE to the end. */
+    int answered = 0, ce = 0;
+    bool seen_ce = false;
+    for (char *q = oe;; q++) {
+        char *bar = strchr(q, '|');
+        size_t l = bar ? (size_t)(bar - q) : strlen(q);
+        if (l == 0) {
+            assert_false(seen_ce);
+            answered++;
+        } else {
+            assert_true(l == 2 && !strncmp(q, "CE", 2));
+            seen_ce = true;
+            ce++;
+        }
+        if (!bar) break;
+        q = bar;
+    }
+    assert_true(answered >= 3); /* START and at least two PLAYs */
+    assert_true(ce >= 1);
+    assert_int_equal(answered + ce, ns);
+    free(oe);
+    procs_reap(x.pid);
+}
+
+/* A game with a defect: after one step, role b has no legal move. */
+static const char defect_game[] = "(role a) (role b)\n"
+                                  "(init (s 0))\n"
+                                  "(<= (legal a go) (true (s 0)))\n"
+                                  "(<= (legal a go) (true (s 1)))\n"
+                                  "(<= (legal b go) (true (s 0)))\n"
+                                  "(<= (next (s 1)) (true (s 0)))\n"
+                                  "(<= (next (s 2)) (true (s 1)))\n"
+                                  "(<= terminal (true (s 2)))\n"
+                                  "(goal a 50) (goal b 50)\n";
+
+/* And one whose final state has no goal value for b. */
+static const char nogoal_game[] = "(role a) (role b)\n"
+                                  "(init (s 0))\n"
+                                  "(<= (legal ?r go) (role ?r))\n"
+                                  "(<= (next (s 1)) (true (s 0)))\n"
+                                  "(<= terminal (true (s 1)))\n"
+                                  "(<= (goal a 100) (true (s 1)))\n"
+                                  "(<= (goal b 0) (true (s 0)))\n";
+
+static void test_rules_defects_abort_cleanly(void **state)
+{
+    (void)state;
+    if (!have_manager()) return;
+    const char *games[] = {defect_game, nogoal_game};
+    const char *reasons[] = {"aborted: defect of the rules: role b has no legal move in state 1",
+                             "aborted: defect of the rules: no goal value for role b in the final state"};
+    for (int i = 0; i < 2; i++) {
+        const char *path = tmp_path(i ? "nogoal.kif" : "defect.kif");
+        FILE *f = fopen(path, "w");
+        fputs(games[i], f);
+        fclose(f);
+        fake_player_t a, b;
+        assert_true(fake_start(&a, FAKE_GARBAGE));
+        assert_true(fake_start(&b, FAKE_GARBAGE));
+        char *out;
+        int rc = run_match(path, "--startclock 1 --playclock 1 --grace-ms 100", a.url, b.url, &out);
+        fake_stop(&a);
+        fake_stop(&b);
+        if (rc != 1) fail_msg("exit %d:\n%s", rc, out);
+        assert_string_equal(last_line(out), reasons[i]);
+        char *json = tu_read_file(tmp_path("rec.json"));
+        assert_non_null(strstr(json, "\"isCompleted\":false,\"isAborted\":true"));
+        assert_non_null(strstr(json, "\"abortReason\":\"defect of the rules"));
+        assert_null(strstr(json, "goalValues"));
+        free(json);
+        free(out);
+        int ns;
+        bool completed;
+        char *e = record_errors(0, &ns, &completed);
+        assert_false(completed);
+        assert_int_equal(ns, 2);
+        free(e);
+    }
+}
+
+/* START in Dresden's upper case: the reply is a legal move written in the
+ * message's own vocabulary. */
+static void test_serve_real_game_uppercase(void **state)
+{
+    (void)state;
+    const char *game = tictactoe();
+    if (!game) {
+        printf("note: no ticTacToe game; skipping\n");
+        return;
+    }
+    serve_proc_t s;
+    const char *extra[] = {"--margin-ms", "800", NULL};
+    assert_true(serve_start(&s, tmp_path("up.log"), extra));
+    char *rules = tu_read_file(game);
+    /* Strip comments, upper-case everything, one line. */
+    size_t n = strlen(rules);
+    char *body = malloc(n + 128);
+    size_t k = (size_t)sprintf(body, "(START UP.1 OPLAYER (");
+    bool comment = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = rules[i];
+        if (c == ';') comment = true;
+        if (c == '\n') comment = false, c = ' ';
+        if (!comment) body[k++] = (char)toupper((unsigned char)c);
+    }
+    k += (size_t)sprintf(body + k, ") 1 1)");
+    free(rules);
+    bool eof;
+    char *r = raw_post(s.port, "1.0", body, 10000, &eof);
+    free(body);
+    assert_string_equal(raw_body(r), "ready");
+    free(r);
+    r = raw_post(s.port, "1.0", "(PLAY UP.1 NIL)", 10000, &eof);
+    assert_string_equal(raw_body(r), "NOOP"); /* oplayer waits first */
+    free(r);
+    r = raw_post(s.port, "1.0", "(PLAY UP.1 ((MARK 2 2) NOOP))", 10000, &eof);
+    const char *mv = raw_body(r);
+    int a, b;
+    if (sscanf(mv, "(MARK %d %d)", &a, &b) != 2 || (a == 2 && b == 2)) fail_msg("reply '%s'", mv);
+    free(r);
+    /* An illegal joint move is refused and the match goes on. */
+    r = raw_post(s.port, "1.0", "(PLAY UP.1 (NOOP (MARK 2 2)))", 10000, &eof);
+    assert_int_equal(raw_status(r), 400);
+    free(r);
+    r = raw_post(s.port, "1.0", "(ABORT UP.1)", 10000, &eof);
+    assert_string_equal(raw_body(r), "done");
+    free(r);
+    procs_reap(s.pid);
+}
+
+static void test_serve_rules_that_do_not_load(void **state)
+{
+    (void)state;
+    serve_proc_t s;
+    assert_true(serve_start(&s, tmp_path("bad.log"), NULL));
+    bool eof;
+    /* `true` in a head is invalid GDL (§1.4). */
+    char *r = raw_post(s.port, "1.0", "(start bad.1 a ((role a) (<= (true p) (role a)) (init p)) 1 1)", 10000, &eof);
+    assert_string_equal(raw_body(r), "busy");
+    free(r);
+    r = raw_post(s.port, "1.0", "(play bad.1 nil)", 10000, &eof);
+    assert_string_equal(raw_body(r), "busy");
+    free(r);
+    r = raw_post(s.port, "1.0", "(info)", 10000, &eof);
+    assert_string_equal(raw_body(r), "((name ggp) (status busy))");
+    free(r);
+    r = raw_post(s.port, "1.0", "(stop bad.1 nil)", 10000, &eof);
+    assert_string_equal(raw_body(r), "done");
+    free(r);
+    /* The diagnostics are in the log, with a location. */
+    assert_true(count_lines_with(s.log_path, "<message>:1:") >= 1);
+    assert_int_equal(count_lines_with(s.log_path, "rules not loaded"), 1);
+    procs_reap(s.pid);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd, "%s serve --help", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 0);
+    assert_non_null(strstr(out, "usage: ggp serve"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s serve --port 70000", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s serve --name 'a b'", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s serve --bind nowhere --port 0", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "bad bind address"));
+    free(out);
+    if (!have_manager()) return;
+    snprintf(cmd, sizeof cmd, "%s match --help", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 0);
+    free(out);
+    const char *game = tictactoe();
+    if (game) {
+        snprintf(cmd, sizeof cmd, "%s match %s --startclock 1 --playclock 1 http://127.0.0.1:1/", GGP_BIN, game);
+        assert_int_equal(tu_run(cmd, &out), 2);
+        assert_non_null(strstr(out, "has 2 roles (xplayer oplayer) but 1 URL was given"));
+        free(out);
+    }
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_usage_errors, procs_reap_all),
+        cmocka_unit_test_teardown(test_full_match_between_two_players, procs_reap_all),
+        cmocka_unit_test_teardown(test_silent_and_garbage_players, procs_reap_all),
+        cmocka_unit_test_teardown(test_player_crashes_mid_match, procs_reap_all),
+        cmocka_unit_test_teardown(test_rules_defects_abort_cleanly, procs_reap_all),
+        cmocka_unit_test_teardown(test_serve_real_game_uppercase, procs_reap_all),
+        cmocka_unit_test_teardown(test_serve_rules_that_do_not_load, procs_reap_all),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

@@ -1,0 +1,289 @@
+/* test_server.c - the player's HTTP layer over loopback: GGP-Base's and
+ * Dresden's ways of talking (HTTP/1.0, read until close, upper case), the
+ * reply headers of §5.1, OPTIONS and GET, keep-alive ignored,
+ * `Expect: 100-continue`, bodies in many segments, oversized and malformed
+ * requests, idle connections; the server must answer them all and keep
+ * serving (shared/docs/gdl-protocol.md §5.1, pitfalls 13-17). Uses the
+ * stand-in engine of standin.h. */
+#include "testutil.h"
+
+#include <signal.h>
+
+#include "player/proto/server.h"
+#include "rawhttp.h"
+#include "standin.h"
+
+#define MAX_BODY 4096
+
+typedef struct fixture {
+    standin_cfg_t cfg;
+    engine_t engine;
+    session_t *s;
+    server_t *sv;
+    uint16_t port;
+    FILE *log;
+    char *log_text;
+    size_t log_len;
+} fixture_t;
+
+static int setup(void **state)
+{
+    fixture_t *f = calloc(1, sizeof *f);
+    standin_engine(&f->engine, &f->cfg);
+    f->log = open_memstream(&f->log_text, &f->log_len);
+    session_config_t sc = {.name = "httptest", .margin_ms = 900, .engine = &f->engine, .log = f->log, .seed = 3};
+    f->s = session_new(&sc);
+    char err[200];
+    server_config_t cfg = {.bind = "127.0.0.1", .port = 0, .max_body = MAX_BODY, .session = f->s};
+    f->sv = server_start(&cfg, err, sizeof err);
+    if (!f->sv) fail_msg("server_start: %s", err);
+    f->port = server_port(f->sv);
+    assert_true(f->port != 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+    server_stop(f->sv);
+    session_free(f->s);
+    fclose(f->log);
+    free(f->log_text);
+    free(f);
+    return 0;
+}
+
+/* POST body with HTTP/1.0 and check a 200 reply equal to expect. */
+static void post_expect(fixture_t *f, const char *body, const char *expect)
+{
+    bool eof;
+    char *r = raw_post(f->port, "1.0", body, 5000, &eof);
+    assert_non_null(r);
+    assert_true(eof);
+    if (raw_status(r) != 200 || strcmp(raw_body(r), expect))
+        fail_msg("'%s' -> '%s', expected 200 '%s'", body, r, expect);
+    free(r);
+}
+
+static void test_ggpbase_http10(void **state)
+{
+    fixture_t *f = *state;
+    bool eof;
+    char *r = raw_post(f->port, "1.0", "( INFO )", 5000, &eof);
+    assert_non_null(r);
+    /* Read until close (Dresden): the server closed the connection. */
+    assert_true(eof);
+    assert_int_equal(raw_status(r), 200);
+    assert_string_equal(raw_body(r), "((name httptest) (status available))");
+    assert_true(raw_has_header(r, "Content-Type", "text/acl"));
+    assert_true(raw_has_header(r, "Content-Length", "36"));
+    assert_true(raw_has_header(r, "Access-Control-Allow-Origin", "*"));
+    assert_true(raw_has_header(r, "Access-Control-Allow-Methods", "POST, GET, OPTIONS"));
+    assert_true(raw_has_header(r, "Access-Control-Allow-Headers", "Content-Type"));
+    assert_true(raw_has_header(r, "Access-Control-Allow-Age", "86400"));
+    free(r);
+}
+
+static void test_keepalive_is_ignored(void **state)
+{
+    fixture_t *f = *state;
+    const char req[] = "POST /any/path?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n"
+                       "Content-Length: 6\r\n\r\n(ping)";
+    bool eof;
+    char *r = raw_exchange(f->port, req, sizeof req - 1, 5000, &eof);
+    assert_non_null(r);
+    assert_true(eof); /* one request per connection (pitfall 14) */
+    assert_int_equal(raw_status(r), 200);
+    assert_string_equal(raw_body(r), "ready");
+    free(r);
+}
+
+static void test_options_get_and_other_methods(void **state)
+{
+    fixture_t *f = *state;
+    bool eof;
+    const char opt[] = "OPTIONS / HTTP/1.1\r\nHost: x\r\nOrigin: http://ggp.org\r\n"
+                       "Access-Control-Request-Method: POST\r\n\r\n";
+    char *r = raw_exchange(f->port, opt, sizeof opt - 1, 5000, &eof);
+    assert_int_equal(raw_status(r), 200);
+    assert_string_equal(raw_body(r), "");
+    assert_true(raw_has_header(r, "Access-Control-Allow-Origin", "*"));
+    assert_true(raw_has_header(r, "Content-Length", "0"));
+    free(r);
+    const char get[] = "GET /%28info%29 HTTP/1.0\r\n\r\n";
+    r = raw_exchange(f->port, get, sizeof get - 1, 5000, &eof);
+    assert_int_equal(raw_status(r), 200);
+    assert_string_equal(raw_body(r), "((name httptest) (status available))");
+    free(r);
+    const char root[] = "GET / HTTP/1.0\r\n\r\n";
+    r = raw_exchange(f->port, root, sizeof root - 1, 5000, &eof);
+    assert_int_equal(raw_status(r), 200);
+    assert_string_equal(raw_body(r), "");
+    free(r);
+    const char del[] = "DELETE / HTTP/1.0\r\n\r\n";
+    r = raw_exchange(f->port, del, sizeof del - 1, 5000, &eof);
+    assert_int_equal(raw_status(r), 200);
+    assert_string_equal(raw_body(r), "");
+    free(r);
+}
+
+static void test_dresden_match(void **state)
+{
+    fixture_t *f = *state;
+    post_expect(f, "(START DRESDEN.1 BLUE ((ROLE RED) (ROLE BLUE) (LIMIT 2)) 1 1)", "ready");
+    post_expect(f, "(INFO)", "((name httptest) (status busy))");
+    post_expect(f, "(PLAY DRESDEN.1 NIL)", "(inc 1)");
+    post_expect(f, "(PLAY DRESDEN.1 ((INC 1) NOOP))", "(inc 1)");
+    post_expect(f, "(STOP DRESDEN.1 (NOOP (INC 1)))", "done");
+    post_expect(f, "(INFO)", "((name httptest) (status available))");
+}
+
+static void test_expect_100_continue(void **state)
+{
+    fixture_t *f = *state;
+    int fd = raw_connect(f->port);
+    assert_true(fd >= 0);
+    const char head[] = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: text/acl\r\nContent-Length: 6\r\n"
+                        "Expect: 100-continue\r\n\r\n";
+    assert_true(raw_send(fd, head, sizeof head - 1));
+    /* curl waits 1 s for this before sending anyway (pitfall 15). */
+    bool eof;
+    char *cont = raw_read_all(fd, 300, &eof);
+    assert_non_null(strstr(cont, "100 Continue"));
+    free(cont);
+    assert_true(raw_send(fd, "(ping)", 6));
+    char *r = raw_read_all(fd, 5000, &eof);
+    assert_true(eof);
+    assert_non_null(strstr(r, "200 OK"));
+    assert_string_equal(raw_body(r), "ready");
+    free(r);
+    close(fd);
+}
+
+static void test_body_in_many_segments(void **state)
+{
+    fixture_t *f = *state;
+    const char *body = "( START seg.1 red ( ( role red ) ( role blue ) ) 1 1 )";
+    int fd = raw_connect(f->port);
+    char head[256];
+    int k = snprintf(head, sizeof head, "POST / HTTP/1.0\r\nContent-Length: %zu\r\n\r\n", strlen(body));
+    raw_send(fd, head, (size_t)k);
+    for (const char *p = body; *p; p++) {
+        raw_send(fd, p, 1);
+        standin_sleep_ms(2);
+    }
+    bool eof;
+    char *r = raw_read_all(fd, 5000, &eof);
+    close(fd);
+    assert_string_equal(raw_body(r), "ready");
+    free(r);
+    post_expect(f, "(abort seg.1)", "done");
+}
+
+static void test_oversized_bodies(void **state)
+{
+    fixture_t *f = *state;
+    /* Declared too long: refused from the headers, before the body. */
+    int fd = raw_connect(f->port);
+    char head[256];
+    int k = snprintf(head, sizeof head, "POST / HTTP/1.0\r\nContent-Length: %d\r\n\r\n", 10 * MAX_BODY);
+    raw_send(fd, head, (size_t)k);
+    bool eof;
+    char *r = raw_read_all(fd, 5000, &eof);
+    close(fd);
+    assert_true(eof);
+    assert_int_equal(raw_status(r), 413);
+    assert_non_null(strstr(raw_body(r), "over the limit of 4096 bytes"));
+    assert_null(strchr(raw_body(r), '\n'));
+    free(r);
+    /* Chunked, with no length: read up to the cap, then refused. */
+    fd = raw_connect(f->port);
+    const char ch[] = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    raw_send(fd, ch, sizeof ch - 1);
+    char chunk[1100];
+    memset(chunk, 'a', sizeof chunk);
+    char size_line[32];
+    for (int i = 0; i < 6; i++) {
+        k = snprintf(size_line, sizeof size_line, "%zx\r\n", sizeof chunk);
+        raw_send(fd, size_line, (size_t)k);
+        raw_send(fd, chunk, sizeof chunk);
+        raw_send(fd, "\r\n", 2);
+    }
+    raw_send(fd, "0\r\n\r\n", 5);
+    r = raw_read_all(fd, 5000, &eof);
+    close(fd);
+    assert_int_equal(raw_status(r), 413);
+    free(r);
+    /* Just under the cap is fine. */
+    char *big = malloc(MAX_BODY + 1);
+    memset(big, ' ', MAX_BODY);
+    memcpy(big, "(ping)", 6);
+    big[MAX_BODY] = '\0';
+    post_expect(f, big, "ready");
+    free(big);
+    post_expect(f, "(ping)", "ready");
+}
+
+static void test_malformed_requests(void **state)
+{
+    fixture_t *f = *state;
+    post_expect(f, "(start mal.1 red ((role red)) 1 1)", "ready");
+    const char *bad[] = {"", "(", ")", "(play mal.1", "hello", "(play mal.1 nil) (info)", "(start x)",
+                         "(play nosuchmatch nil)", "\x01\x02\x03"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        bool eof;
+        char *r = raw_post(f->port, "1.0", bad[i], 5000, &eof);
+        assert_true(eof);
+        int st = raw_status(r);
+        if (st < 400 || st > 499) fail_msg("'%s' -> %d", bad[i], st);
+        assert_true(strlen(raw_body(r)) > 0);
+        assert_null(strchr(raw_body(r), '\n'));
+        free(r);
+    }
+    /* Not HTTP at all: the server answers or closes, and goes on. */
+    bool eof;
+    const char junk[] = "HELLO THERE\r\n\r\n";
+    char *r = raw_exchange(f->port, junk, sizeof junk - 1, 5000, &eof);
+    assert_true(eof);
+    free(r);
+    /* A client that connects and says nothing does not block others. */
+    int idle = raw_connect(f->port);
+    assert_true(idle >= 0);
+    post_expect(f, "(play mal.1 nil)", "(inc 1)");
+    post_expect(f, "(abort mal.1)", "done");
+    close(idle);
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "kind=? status=400"));
+    assert_non_null(strstr(f->log_text, "match=nosuchmatch kind=play status=404"));
+}
+
+static void test_bad_bind_address(void **state)
+{
+    fixture_t *f = *state;
+    char err[200];
+    server_config_t cfg = {.bind = "not-an-address", .port = 0, .max_body = 100, .session = f->s};
+    assert_null(server_start(&cfg, err, sizeof err));
+    assert_non_null(strstr(err, "bad bind address"));
+    /* The port in use. */
+    cfg = (server_config_t){.bind = "127.0.0.1", .port = f->port, .max_body = 100, .session = f->s};
+    assert_null(server_start(&cfg, err, sizeof err));
+    assert_non_null(strstr(err, "cannot listen"));
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ggpbase_http10, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keepalive_is_ignored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_get_and_other_methods, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dresden_match, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expect_100_continue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_body_in_many_segments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oversized_bodies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_bind_address, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

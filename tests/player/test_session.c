@@ -1,0 +1,347 @@
+/* test_session.c - the player's match state machine without HTTP: message
+ * kinds, one match at a time, unknown ids, rules that do not load, replies
+ * before the clock even when the search overruns, a search thread that
+ * leaves INFO and ABORT unblocked, stale searches stopped by a newer PLAY,
+ * and one log line per request (shared/docs/gdl-protocol.md §5, §6). Uses
+ * the stand-in engine of standin.h. */
+#include "testutil.h"
+
+#include <pthread.h>
+
+#include "base/clock.h"
+#include "player/proto/session.h"
+#include "standin.h"
+
+typedef struct fixture {
+    standin_cfg_t cfg;
+    engine_t engine;
+    session_t *s;
+    char *log_text;
+    size_t log_len;
+    FILE *log;
+} fixture_t;
+
+static fixture_t *fx_new(uint64_t margin_ms, bool ignore_stop, uint64_t overrun_ms)
+{
+    fixture_t *f = calloc(1, sizeof *f);
+    f->cfg.ignore_stop = ignore_stop;
+    f->cfg.overrun_ms = overrun_ms;
+    standin_engine(&f->engine, &f->cfg);
+    f->log = open_memstream(&f->log_text, &f->log_len);
+    session_config_t sc = {.name = "tester", .margin_ms = margin_ms, .engine = &f->engine, .log = f->log, .seed = 7};
+    f->s = session_new(&sc);
+    return f;
+}
+
+static void fx_free(fixture_t *f)
+{
+    session_free(f->s);
+    fclose(f->log);
+    free(f->log_text);
+    free(f);
+}
+
+/* Send one message; returns the reply (static ring of buffers), the
+ * status in *status and the milliseconds taken in *ms. */
+static const char *ask_ms(fixture_t *f, const char *msg, int *status, double *ms)
+{
+    static char ring[8][512];
+    static int next;
+    char *reply = NULL;
+    uint64_t t0 = clock_now_ns();
+    int st = session_handle(f->s, msg, strlen(msg), t0, &reply);
+    if (ms) *ms = (double)(clock_now_ns() - t0) / 1e6;
+    if (status) *status = st;
+    char *out = ring[next++ % 8];
+    snprintf(out, sizeof ring[0], "%s", reply);
+    free(reply);
+    return out;
+}
+
+static const char *ask(fixture_t *f, const char *msg, int expect_status)
+{
+    int st;
+    const char *r = ask_ms(f, msg, &st, NULL);
+    if (st != expect_status) fail_msg("'%s' -> %d '%s', expected status %d", msg, st, r, expect_status);
+    return r;
+}
+
+static bool legal_standin_move(const char *m)
+{
+    return !strcmp(m, "noop") || !strcmp(m, "(inc 1)") || !strcmp(m, "(inc 2)");
+}
+
+#define RULES2 "((role red) (role blue) (limit 4))"
+
+static void test_full_flow(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(800, false, 0);
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status available))");
+    assert_string_equal(ask(f, "(ping)", 200), "ready");
+    assert_string_equal(ask(f, "(preview " RULES2 " 10)", 200), "ready");
+    assert_int_equal(atomic_load(&f->cfg.loads), 0);
+    double ms;
+    int st;
+    const char *r = ask_ms(f, "(start m.1 blue " RULES2 " 1 1)", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_string_equal(r, "ready");
+    /* The start clock was used for a search (metagaming), and the reply
+     * came before the clock. */
+    assert_int_equal(atomic_load(&f->cfg.searches), 1);
+    assert_true(ms < 1000);
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status busy))");
+    r = ask_ms(f, "(play m.1 nil)", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_string_equal(r, "(inc 1)");
+    assert_true(ms < 1000);
+    assert_int_equal(atomic_load(&f->cfg.searches), 2);
+    assert_string_equal(ask(f, "(play m.1 ((inc 1) noop))", 200), "(inc 1)");
+    assert_string_equal(ask(f, "(play m.1 (noop (inc 1)))", 200), "(inc 1)");
+    /* A joint move with the wrong number of moves is refused; the match
+     * is unchanged and goes on. */
+    r = ask(f, "(play m.1 ((inc 1)))", 400);
+    assert_non_null(strstr(r, "1 moves for 2 roles"));
+    r = ask(f, "(play m.1 ((inc 7) noop))", 400);
+    assert_non_null(strstr(r, "not a legal move"));
+    assert_string_equal(ask(f, "(stop m.1 ((inc 1) (inc 1)))", 200), "done");
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status available))");
+    assert_string_equal(ask(f, "(play m.1 nil)", 404), "unknown match id 'm.1'");
+    fflush(f->log);
+    /* The STOP brought the count to 4: the final state. */
+    assert_non_null(strstr(f->log_text, "final state after 3 steps, our goal 100"));
+    fx_free(f);
+}
+
+static void test_dresden_uppercase(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(900, false, 0);
+    assert_string_equal(ask(f, "(START MATCH.7 BLUE ((ROLE RED) (ROLE BLUE)) 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(PLAY MATCH.7 NIL)", 200), "(inc 1)");
+    assert_string_equal(ask(f, "(PLAY MATCH.7 ((INC 1) NOOP))", 200), "(inc 1)");
+    /* Ids compare exactly: the lowercase id is another match. */
+    ask(f, "(play match.7 nil)", 404);
+    assert_string_equal(ask(f, "(ABORT MATCH.7)", 200), "done");
+    fx_free(f);
+}
+
+static void test_one_match_at_a_time(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(950, false, 0);
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(start m2 red " RULES2 " 1 1)", 200), "busy");
+    /* A repeated START of the current match is harmless. */
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 1 1)", 200), "ready");
+    assert_int_equal(atomic_load(&f->cfg.loads), 1);
+    assert_string_equal(ask(f, "(play m2 nil)", 404), "unknown match id 'm2'");
+    ask(f, "(stop m2 nil)", 404);
+    ask(f, "(abort m2)", 404);
+    const char *r = ask(f, "(play m1", 400);
+    assert_non_null(strstr(r, "malformed message"));
+    r = ask(f, "(dance m1)", 400);
+    assert_non_null(strstr(r, "unknown message 'dance'"));
+    ask(f, "", 400);
+    /* The match goes on after all that. */
+    assert_true(legal_standin_move(ask(f, "(play m1 nil)", 200)));
+    assert_true(legal_standin_move(ask(f, "(play m1 (noop noop))", 200)));
+    assert_string_equal(ask(f, "(abort m1)", 200), "done");
+    assert_string_equal(ask(f, "(start m2 red " RULES2 " 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(abort m2)", 200), "done");
+    fx_free(f);
+}
+
+static void test_rules_that_do_not_load(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(900, false, 0);
+    assert_string_equal(ask(f, "(start bad.1 red ((role red) (broken)) 1 1)", 200), "busy");
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status busy))");
+    assert_string_equal(ask(f, "(play bad.1 nil)", 200), "busy");
+    assert_string_equal(ask(f, "(play bad.1 (noop))", 200), "busy");
+    assert_string_equal(ask(f, "(stop bad.1 (noop))", 200), "done");
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status available))");
+    /* A role the game does not have is a load failure too. */
+    assert_string_equal(ask(f, "(start bad.2 green " RULES2 " 1 1)", 200), "busy");
+    assert_string_equal(ask(f, "(abort bad.2)", 200), "done");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "error: stand-in rules marked broken"));
+    assert_non_null(strstr(f->log_text, "rules not loaded: stand-in rules marked broken"));
+    assert_non_null(strstr(f->log_text, "'green' is not a role"));
+    assert_int_equal(atomic_load(&f->cfg.searches), 0);
+    fx_free(f);
+}
+
+/* The search ignores its stop flag and its deadline by 1.5 s: the reply
+ * is still sent before the clock, with a legal move drawn at arrival. */
+static void test_search_overrun_falls_back(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, true, 1500);
+    double ms;
+    int st;
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 0 1)", 200), "ready");
+    const char *r = ask_ms(f, "(play m1 nil)", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_true(legal_standin_move(r));
+    assert_true(ms < 1000);
+    /* The next PLAY comes while the search thread is still stuck: again
+     * an answer in time. */
+    r = ask_ms(f, "(play m1 (noop noop))", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_true(legal_standin_move(r));
+    assert_true(ms < 1000);
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "random legal move"));
+    assert_string_equal(ask(f, "(abort m1)", 200), "done");
+    fx_free(f); /* waits for the stuck search: bounded by its overrun */
+}
+
+typedef struct async_ask {
+    fixture_t *f;
+    const char *msg;
+    char reply[256];
+    int status;
+    atomic_bool finished;
+    uint64_t end_ns;
+} async_ask_t;
+
+static void *ask_thread(void *arg)
+{
+    async_ask_t *a = arg;
+    char *reply = NULL;
+    a->status = session_handle(a->f->s, a->msg, strlen(a->msg), clock_now_ns(), &reply);
+    snprintf(a->reply, sizeof a->reply, "%s", reply);
+    free(reply);
+    a->end_ns = clock_now_ns();
+    atomic_store(&a->finished, true);
+    return NULL;
+}
+
+static void wait_searches(fixture_t *f, int n)
+{
+    for (int i = 0; i < 2000 && atomic_load(&f->cfg.searches) < n; i++) standin_sleep_ms(1);
+    assert_true(atomic_load(&f->cfg.searches) >= n);
+}
+
+static void test_info_and_abort_while_searching(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 0 5)", 200), "ready");
+    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    pthread_t t;
+    pthread_create(&t, NULL, ask_thread, &a);
+    wait_searches(f, 1);
+    /* The PLAY has 4.5 s; INFO is answered while it searches. */
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status busy))");
+    assert_false(atomic_load(&a.finished));
+    /* ABORT is answered at once and stops the search. */
+    assert_string_equal(ask(f, "(abort m1)", 200), "done");
+    pthread_join(t, NULL);
+    assert_int_equal(a.status, 200);
+    assert_true(legal_standin_move(a.reply));
+    assert_int_equal(atomic_load(&f->cfg.stopped), 1);
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status available))");
+    fx_free(f);
+}
+
+/* After a manager-side timeout the next PLAY can arrive while the old
+ * search still runs: it must be stopped, and the new moves applied (§5.4). */
+static void test_newer_play_stops_stale_search(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 10)) 0 5)", 200), "ready");
+    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    pthread_t t;
+    pthread_create(&t, NULL, ask_thread, &a);
+    wait_searches(f, 1);
+    async_ask_t b = {.f = f, .msg = "(play m1 ((inc 2)))"};
+    pthread_t u;
+    pthread_create(&u, NULL, ask_thread, &b);
+    pthread_join(t, NULL);
+    /* The stale PLAY ended because its search was stopped, long before
+     * the newer one (which searches for its full 4.5 s unless stopped). */
+    assert_int_equal(atomic_load(&f->cfg.stopped), 1);
+    assert_false(atomic_load(&b.finished));
+    assert_true(legal_standin_move(a.reply));
+    wait_searches(f, 2);
+    assert_string_equal(ask(f, "(stop m1 ((inc 1)))", 200), "done");
+    pthread_join(u, NULL);
+    assert_int_equal(b.status, 200);
+    fflush(f->log);
+    /* The newer search started from the state after (inc 2). */
+    assert_non_null(strstr(f->log_text, "stand-in search from 2"));
+    assert_non_null(strstr(f->log_text, "stopped after 2 steps in a non-terminal state"));
+    fx_free(f);
+}
+
+/* INFO "from the future": a match whose manager went silent is released
+ * after twice the play clock plus 10 s (plus the start clock before the
+ * first PLAY). */
+static void test_abandoned_match(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(950, false, 0);
+    const uint64_t s = 1000000000ULL;
+    uint64_t t0 = clock_now_ns();
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 3 1)", 200), "ready");
+    char *r;
+    session_handle(f->s, "(info)", 6, t0 + 14 * s, &r);
+    assert_string_equal(r, "((name tester) (status busy))"); /* 2 + 10 + 3 s not yet over */
+    free(r);
+    session_handle(f->s, "(info)", 6, t0 + 16 * s, &r);
+    assert_string_equal(r, "((name tester) (status available))");
+    free(r);
+    uint64_t t1 = clock_now_ns();
+    ask(f, "(play m1 nil)", 200);
+    session_handle(f->s, "(info)", 6, t1 + 11 * s, &r);
+    assert_string_equal(r, "((name tester) (status busy))");
+    free(r);
+    session_handle(f->s, "(info)", 6, t1 + 13 * s, &r);
+    assert_string_equal(r, "((name tester) (status available))");
+    free(r);
+    fx_free(f);
+}
+
+static void test_one_log_line_per_request(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(950, false, 0);
+    ask(f, "(info)", 200);
+    ask(f, "(start m.log red " RULES2 " 1 1)", 200);
+    ask(f, "(play m.log nil)", 200);
+    ask(f, "(play m.nope nil)", 404);
+    ask(f, "(garbage", 400);
+    ask(f, "(abort m.log)", 200);
+    fflush(f->log);
+    int lines = 0;
+    for (const char *p = f->log_text; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 6);
+    assert_non_null(strstr(f->log_text, "match=- kind=info status=200"));
+    assert_non_null(strstr(f->log_text, "match=m.log kind=start status=200"));
+    assert_non_null(strstr(f->log_text, "match=m.log kind=play status=200"));
+    assert_non_null(strstr(f->log_text, "reply=\"(inc 1)\""));
+    assert_non_null(strstr(f->log_text, "match=m.nope kind=play status=404"));
+    assert_non_null(strstr(f->log_text, "kind=? status=400"));
+    assert_non_null(strstr(f->log_text, "kind=abort status=200 ms="));
+    fx_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_flow),
+        cmocka_unit_test(test_dresden_uppercase),
+        cmocka_unit_test(test_one_match_at_a_time),
+        cmocka_unit_test(test_rules_that_do_not_load),
+        cmocka_unit_test(test_search_overrun_falls_back),
+        cmocka_unit_test(test_info_and_abort_while_searching),
+        cmocka_unit_test(test_newer_play_stops_stale_search),
+        cmocka_unit_test(test_abandoned_match),
+        cmocka_unit_test(test_one_log_line_per_request),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

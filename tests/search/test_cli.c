@@ -1,0 +1,254 @@
+/* test_cli.c - `ggp players`, `ggp play` and `ggp tournament`: output
+ * format, exit codes, reproducibility (same seed, same game; a tournament
+ * game replays alone with the printed command; --jobs does not change
+ * results), CSV and SVG output of a sweep. */
+#include "testutil.h"
+
+#include <unistd.h>
+
+#include "search/search.h"
+#include "st_util.h"
+
+static char *run(const char *args, int *status)
+{
+    char cmd[4096 + 512];
+    snprintf(cmd, sizeof cmd, "%s %s", GGP_BIN, args);
+    char *out = NULL;
+    *status = tu_run(cmd, &out);
+    return out ? out : calloc(1, 1);
+}
+
+static const char *last_line(char *out)
+{
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '\n') out[--n] = 0;
+    char *nl = strrchr(out, '\n');
+    return nl ? nl + 1 : out;
+}
+
+#define game st_shared_game
+
+/* Run `ggp ARGS` (printf-style) and check its exit status and that its
+ * output contains needle (if not NULL). */
+static void expect(int status, const char *needle, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void expect(int status, const char *needle, const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    int st;
+    char *out = run(args, &st);
+    if (st != status || (needle && !strstr(out, needle)))
+        fail_msg("ggp %s: status %d (want %d), output:\n%s\n(wanted '%s')", args, st, status, out, needle ? needle : "");
+    free(out);
+}
+
+static void test_players(void **state)
+{
+    (void)state;
+    int st;
+    char *out = run("players", &st);
+    assert_int_equal(st, 0);
+    const char *names[] = {"random", "mc", "uct", "uct2", "uctr", "grave", "grave2", "graver", "graver2"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) assert_non_null(strstr(out, names[i]));
+    assert_non_null(strstr(out, "lambda"));
+    free(out);
+    out = run("players --help", &st);
+    assert_int_equal(st, 0);
+    free(out);
+}
+
+static void test_play(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    char args[2048];
+    snprintf(args, sizeof args, "play %s --player grave:playouts=300 --player uct:playouts=300 --seed 3", f);
+    int st;
+    char *out = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, "step 1: xplayer=(mark "));
+    assert_non_null(strstr(out, " oplayer=noop\n"));
+    assert_non_null(strstr(out, "state: "));
+    assert_non_null(strstr(out, "(cell 1 1 "));
+    char *again = run(args, &st);
+    assert_string_equal(out, again); /* same seed, same game */
+    const char *last = last_line(out);
+    int gx, go;
+    if (sscanf(last, "goals xplayer=%d oplayer=%d", &gx, &go) != 2) fail_msg("last line: %s", last);
+    assert_int_equal(gx + go, 100);
+    free(out);
+    free(again);
+
+    snprintf(args, sizeof args, "play %s --player grave:playouts=300 --player uct:playouts=300 --seed 3 --quiet", f);
+    out = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_null(strstr(out, "step 1"));
+    assert_int_equal(strncmp(last_line(out), "goals xplayer=", 14), 0);
+    free(out);
+
+    /* a puzzle: GRAVE solves buttons (goal 100) */
+    const char *b = game("buttons.kif");
+    snprintf(args, sizeof args, "play %s --player grave:playouts=3000 --quiet", b);
+    out = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_string_equal(last_line(out), "goals robot=100");
+    free(out);
+}
+
+static void test_play_errors(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    expect(2, "2 roles (xplayer, oplayer)", "play %s --player grave", f);
+    expect(2, "bad value for bias: '7'", "play %s --player grave:bias=7 --player uct", f);
+    expect(2, "inapplicable key 'nodes' for grave", "play %s --player grave:nodes=9 --player uct", f);
+    expect(2, "cannot read", "play /nonexistent/x.kif --player grave --player uct");
+    expect(2, "unknown option", "play %s --player grave --player uct --bogus", f);
+    expect(0, "--player", "play --help");
+}
+
+typedef struct result {
+    unsigned games, wins, draws, losses;
+    double score, lo, hi;
+} result_t;
+
+static result_t parse_result(const char *line)
+{
+    result_t r;
+    if (sscanf(line, "result games=%u wins=%u draws=%u losses=%u score=%lf ci_low=%lf ci_high=%lf", &r.games,
+               &r.wins, &r.draws, &r.losses, &r.score, &r.lo, &r.hi) != 7)
+        fail_msg("bad result line: %s", line);
+    return r;
+}
+
+static void test_tournament(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    char args[2048];
+    int st;
+    snprintf(args, sizeof args,
+             "tournament %s --a grave:playouts=200 --b uct:playouts=100 --games 6 --seed 5 --quiet", f);
+    char *one = run(args, &st);
+    assert_int_equal(st, 0);
+    result_t r = parse_result(last_line(one));
+    assert_int_equal(r.games, 6);
+    assert_int_equal(r.wins + r.draws + r.losses, 6);
+    assert_float_equal(r.score, (r.wins + r.draws / 2.0) / 6, 1e-4);
+    double lo, hi;
+    search_agresti_coull(r.wins + r.draws / 2.0, 6, &lo, &hi);
+    assert_float_equal(r.lo, lo, 1e-4);
+    assert_float_equal(r.hi, hi, 1e-4);
+    /* parallel games give the same results */
+    snprintf(args, sizeof args,
+             "tournament %s --a grave:playouts=200 --b uct:playouts=100 --games 6 --seed 5 --quiet --jobs 3", f);
+    char *par = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_string_equal(last_line(par), last_line(one));
+    free(one);
+    free(par);
+}
+
+static void test_tournament_replay(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    char args[2048];
+    int st;
+    snprintf(args, sizeof args,
+             "tournament %s --a grave:playouts=150 --b mc:playouts=100 --games 3 --seed 11 --quiet --verbose", f);
+    char *out = run(args, &st);
+    assert_int_equal(st, 0);
+    /* game 1 has A in seat 1 (oplayer) */
+    char *g1 = strstr(out, "game 1: ");
+    assert_non_null(g1);
+    assert_non_null(strstr(g1, "A=oplayer"));
+    char goals[256];
+    const char *gs = strstr(g1, "goals ");
+    const char *end = strchr(gs, '\n');
+    snprintf(goals, sizeof goals, "%.*s", (int)(end - gs), gs);
+    *strrchr(goals, ' ') = 0; /* drop the outcome word */
+    char *rp = strstr(g1, "replay: ggp ");
+    assert_non_null(rp);
+    rp += strlen("replay: ggp ");
+    char *rend = strchr(rp, '\n');
+    *rend = 0;
+    char *rout = run(rp, &st);
+    assert_int_equal(st, 0);
+    assert_string_equal(last_line(rout), goals);
+    free(rout);
+    free(out);
+}
+
+static void test_tournament_sweep(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    char csv[] = "/tmp/ggp_sweep_XXXXXX";
+    int fd = mkstemp(csv);
+    assert_true(fd >= 0);
+    close(fd);
+    char svg[300];
+    snprintf(svg, sizeof svg, "%s.svg", csv);
+    char args[2048];
+    int st;
+    snprintf(args, sizeof args,
+             "tournament %s --a grave:playouts=50 --b random --games 2 --seed 2 --quiet --sweep playouts=20,60 "
+             "--csv %s --plot %s",
+             f, csv, svg);
+    char *out = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, "result playouts=20 games=2 "));
+    assert_non_null(strstr(out, "result playouts=60 games=2 "));
+    char *c = tu_read_file(csv);
+    assert_non_null(c);
+    assert_int_equal(strncmp(c, "key,value,games,wins", 20), 0);
+    assert_non_null(strstr(c, "\nplayouts,20,2,"));
+    assert_non_null(strstr(c, "\nplayouts,60,2,"));
+    assert_non_null(strstr(c, "\"grave:playouts=50,playouts=60\""));
+    char *s = tu_read_file(svg);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "<svg"));
+    assert_non_null(strstr(s, "</svg>"));
+    int circles = 0;
+    for (const char *p = s; (p = strstr(p, "<circle")) != NULL; p++) circles++;
+    assert_int_equal(circles, 2);
+    free(c);
+    free(s);
+    free(out);
+    remove(csv);
+    remove(svg);
+}
+
+static void test_tournament_errors(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    expect(2, "--games are required", "tournament %s --a grave --b uct", f);
+    expect(2, "--plot needs --sweep", "tournament %s --a grave --b uct --games 2 --plot x.svg", f);
+    expect(2, "unknown key 'zap'", "tournament %s --a grave --b uct:zap=1 --games 2", f);
+    expect(2, "expected KEY=V1,V2", "tournament %s --a grave --b uct --games 2 --sweep bias", f);
+    expect(2, "bad value for bias", "tournament %s --a grave --b uct --games 2 --sweep bias=0.1,9", f);
+    expect(2, "at least 2", "tournament %s --a grave --b uct --games 2", game("buttons.kif"));
+    expect(0, "--sweep", "tournament --help");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_players),           cmocka_unit_test(test_play),
+        cmocka_unit_test(test_play_errors),       cmocka_unit_test(test_tournament),
+        cmocka_unit_test(test_tournament_replay), cmocka_unit_test(test_tournament_sweep),
+        cmocka_unit_test(test_tournament_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
