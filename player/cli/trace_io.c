@@ -541,8 +541,8 @@ replay_result_t trace_replay(game_texts_t *gt, const trace_t *t, const char *nam
                                 name, st->k, t->roles[r], v);
                         ok = false;
                     } else if (!quiet) {
-                        fprintf(out, "%s: terminal %u: note: goal of %s is %s, the trace's error (a defect of the rules)\n",
-                                name, st->k, t->roles[r], goal_text(v, nb, sizeof nb));
+                        fprintf(out, "%s: terminal %u: note: goal of %s: %s, as the trace's 'error' says (a defect of the rules)\n",
+                                name, st->k, t->roles[r], v == GAME_GOAL_NONE ? "no value holds" : "several values hold");
                     }
                 } else if (v != atoi(e)) {
                     fprintf(out, "%s: terminal %u: goal of %s differs: expected %s got %s\n", name, st->k, t->roles[r],
