@@ -26,9 +26,10 @@ static const char perft_help[] =
     "Then the total time. States at every depth are kept to count S, so memory\n"
     "grows with S.\n"
     "\n"
-    "  --depth D    depth to reach, 1..64 (required)\n"
-    "  --engine E   propnet, rules or auto (default auto)\n"
-    "  --quiet      do not report which engine was chosen\n"
+    "  --depth D       depth to reach, 1..64 (required)\n"
+    "  --engine E      propnet, rules or auto (default auto)\n"
+    "  --ground-ms N   grounding budget of the propnet in ms (default 10000)\n"
+    "  --quiet         do not report which engine was chosen\n"
     "\n"
     "exit status: 0 done, 1 the game does not compile, 2 usage or I/O error\n";
 

@@ -25,11 +25,17 @@ static const char replay_help[] =
     "without legal moves, several goal values), then\n"
     "  replayed N traces: X ok, Y failed\n"
     "\n"
-    "  --engine E   propnet, rules or auto (default auto)\n"
-    "  --quiet      print only divergences and the summary\n"
+    "  --engine E        propnet, rules or auto (default auto)\n"
+    "  --ground-ms N     grounding budget of the propnet in ms (default 10000)\n"
+    "  --quiet           print only divergences and the summary\n"
+    "  --time-limit S    stop a trace that takes more than S seconds (0 = no\n"
+    "                    limit, the default); it counts as incomplete, not ok\n"
     "\n"
-    "exit status: 0 all traces match, 1 a divergence (or the game does not\n"
-    "compile with the engine), 2 usage or I/O error or a malformed trace\n";
+    "The summary adds ', Z incomplete' when some trace hit the time limit.\n"
+    "\n"
+    "exit status: 0 all traces match, 1 a divergence or an incomplete trace (or\n"
+    "the game does not compile with the engine), 2 usage or I/O error or a\n"
+    "malformed trace\n";
 
 int cmd_replay(int argc, char **argv)
 {
@@ -37,7 +43,9 @@ int cmd_replay(int argc, char **argv)
     const char **files;
     size_t n_files;
     int rc;
-    if (!cli_args_parse("replay", replay_help, argc, argv, NULL, 0, &opts, &files, &n_files, &rc)) return rc;
+    uint64_t time_limit_s = 0;
+    const cli_num_opt_t nums[] = {{"--time-limit", 0, 1000000, &time_limit_s}};
+    if (!cli_args_parse("replay", replay_help, argc, argv, nums, 1, &opts, &files, &n_files, &rc)) return rc;
     if (n_files < 2) {
         fprintf(stderr, "ggp replay: expected a rule file and at least one trace\n%s", replay_help);
         free(files);
@@ -55,7 +63,7 @@ int cmd_replay(int argc, char **argv)
     canon_t *c = canon_new();
     game_texts_t gt;
     game_texts_init(&gt, g, c);
-    size_t n_ok = 0, n_bad = 0;
+    size_t n_ok = 0, n_bad = 0, n_incomplete = 0;
     bool io_error = false;
     for (size_t i = 1; i < n_files; i++) {
         diag_t d;
@@ -68,16 +76,21 @@ int cmd_replay(int argc, char **argv)
             n_bad++;
             continue;
         }
-        if (trace_replay(&gt, &t, files[i], stdout, quiet)) n_ok++;
-        else n_bad++;
+        switch (trace_replay(&gt, &t, files[i], stdout, quiet, time_limit_s * 1000)) {
+        case REPLAY_OK: n_ok++; break;
+        case REPLAY_DIVERGED: n_bad++; break;
+        case REPLAY_INCOMPLETE: n_incomplete++; break;
+        }
         fflush(stdout);
         trace_free(&t);
     }
-    printf("replayed %zu trace%s: %zu ok, %zu failed\n", n_files - 1, n_files == 2 ? "" : "s", n_ok, n_bad);
+    printf("replayed %zu trace%s: %zu ok, %zu failed", n_files - 1, n_files == 2 ? "" : "s", n_ok, n_bad);
+    if (n_incomplete) printf(", %zu incomplete", n_incomplete);
+    putchar('\n');
     game_texts_free(&gt);
     canon_free(c);
     game_free(g);
     loaded_free(&l);
     free(files);
-    return io_error ? EXIT_USAGE : n_bad ? EXIT_FAIL : EXIT_OK;
+    return io_error ? EXIT_USAGE : n_bad || n_incomplete ? EXIT_FAIL : EXIT_OK;
 }

@@ -28,6 +28,7 @@ static const char trace_help[] =
     "\n"
     "  --seed S        random seed (default 1)\n"
     "  --engine E      propnet, rules or auto (default auto)\n"
+    "  --ground-ms N   grounding budget of the propnet in ms (default 10000)\n"
     "  --max-steps N   play at most N joint moves (default 10000)\n"
     "  --quiet         do not report which engine was chosen\n"
     "\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "base/xalloc.h"
 #include "gdl/sexpr.h"
 #include "gdl/symbols.h"
@@ -482,8 +483,10 @@ static const char *goal_text(int v, char *buf, size_t n)
     return buf;
 }
 
-bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *out, bool quiet)
+replay_result_t trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *out, bool quiet,
+                             uint64_t time_limit_ms)
 {
+    uint64_t t0 = clock_now_ns();
     const game_t *g = gt->g;
     uint32_t nr = gt->n_roles;
     bool roles_ok = nr == t->n_roles;
@@ -494,7 +497,7 @@ bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *ou
         fputs(") got (roles", out);
         for (uint32_t r = 0; r < nr; r++) fprintf(out, " %s", gt->roles[r]);
         fputs(")\n", out);
-        return false;
+        return REPLAY_DIVERGED;
     }
     game_ctx_t *ctx = game_ctx_new(g);
     game_state_t *s = game_state_new(g);
@@ -503,10 +506,17 @@ bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *ou
     strvec_t got = {0};
     move_id_t *joint = xcalloc(nr ? nr : 1, sizeof *joint);
     bool *multi_noted = xcalloc(nr ? nr : 1, sizeof *multi_noted);
-    bool ok = true;
+    bool ok = true, incomplete = false;
     char nb[32];
     for (size_t i = 0; ok && i < t->n_steps; i++) {
         const trace_step_t *st = &t->steps[i];
+        uint64_t spent_ms = (clock_now_ns() - t0) / 1000000;
+        if (time_limit_ms && i > 0 && spent_ms > time_limit_ms) {
+            fprintf(out, "%s: incomplete: stopped at line %zu of %zu after %.1f s (time limit); the lines before match\n",
+                    name, i, t->n_steps, (double)spent_ms / 1e3);
+            incomplete = true;
+            break;
+        }
         const char *label = st->terminal ? "terminal" : "step";
         game_texts_state(gt, game_ctx_state(ctx), &got);
         if (!same_set(&st->state, &got)) {
@@ -531,8 +541,8 @@ bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *ou
                                 name, st->k, t->roles[r], v);
                         ok = false;
                     } else if (!quiet) {
-                        fprintf(out, "%s: terminal %u: note: goal of %s is %s, the trace's error (a defect of the rules)\n",
-                                name, st->k, t->roles[r], goal_text(v, nb, sizeof nb));
+                        fprintf(out, "%s: terminal %u: note: goal of %s: %s, as the trace's 'error' says (a defect of the rules)\n",
+                                name, st->k, t->roles[r], v == GAME_GOAL_NONE ? "no value holds" : "several values hold");
                     }
                 } else if (v != atoi(e)) {
                     fprintf(out, "%s: terminal %u: goal of %s differs: expected %s got %s\n", name, st->k, t->roles[r],
@@ -579,13 +589,13 @@ bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *ou
         }
         if (ok) game_ctx_play(ctx, joint);
     }
-    if (ok && !quiet) fprintf(out, "%s: ok (%zu lines)\n", name, t->n_steps);
+    if (ok && !incomplete && !quiet) fprintf(out, "%s: ok (%zu lines)\n", name, t->n_steps);
     free(multi_noted);
     free(joint);
     strvec_free(&got);
     game_state_free(s);
     game_ctx_free(ctx);
-    return ok;
+    return !ok ? REPLAY_DIVERGED : incomplete ? REPLAY_INCOMPLETE : REPLAY_OK;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -628,11 +638,15 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
             opts->quiet = true;
         } else if (!strcmp(a, "--")) {
             dashdash = true;
-        } else if ((num || !strcmp(a, "--engine")) && !has_val) {
+        } else if ((num || !strcmp(a, "--engine") || !strcmp(a, "--ground-ms")) && !has_val) {
             fprintf(stderr, "ggp %s: missing value for %s\n", cmd, a);
             *rc = EXIT_USAGE;
         } else if (!strcmp(a, "--engine")) {
             if (!cli_engine_parse(cmd, argv[++i], &opts->engine)) *rc = EXIT_USAGE;
+        } else if (!strcmp(a, "--ground-ms")) {
+            uint64_t ms;
+            if (!parse_u64(cmd, a, argv[++i], 1, UINT32_MAX, &ms)) *rc = EXIT_USAGE;
+            opts->ground_ms = ms;
         } else if (num) {
             if (!parse_u64(cmd, a, argv[++i], num->lo, num->hi, num->out)) *rc = EXIT_USAGE;
         } else {

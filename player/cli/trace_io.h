@@ -109,10 +109,15 @@ typedef struct trace {
 int trace_read(const char *path, canon_t *c, diag_t *d, trace_t *t);
 void trace_free(trace_t *t);
 
+typedef enum { REPLAY_OK, REPLAY_DIVERGED, REPLAY_INCOMPLETE } replay_result_t;
+
 /* Replay t against g (see `ggp replay --help`): writes "NAME: ok" or the
  * first divergence "NAME: step K: ..." to out, plus notes on rules defects
- * ("NAME: step K: note: ...") unless quiet. Returns true when it matches. */
-bool trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *out, bool quiet);
+ * ("NAME: step K: note: ...") unless quiet. With time_limit_ms > 0, a replay
+ * that takes longer stops between two lines and is REPLAY_INCOMPLETE
+ * ("NAME: incomplete: ..."): the lines before match. */
+replay_result_t trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *out, bool quiet,
+                             uint64_t time_limit_ms);
 
 /* --- options shared by the trace commands ------------------------------ */
 
@@ -128,7 +133,7 @@ typedef struct cli_num_opt {
 } cli_num_opt_t;
 
 /* The arguments of `ggp CMD`: files (positional, in order; after "--" all
- * are files), --engine and --quiet into *opts, and the numeric options of
+ * are files), --engine, --ground-ms and --quiet into *opts, and the numeric options of
  * nums. Returns false when the command must return *rc at once: 0 after
  * --help (help printed to stdout), 2 after a usage error (message and help
  * on stderr). *files is malloc'd (free it). */
