@@ -355,8 +355,8 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     /* Static relations are computed in full, once: a description whose
      * static part is infinite in practice (laikLee_hex enumerates lists of
      * distinct cells bottom-up) must fail cleanly rather than hang a
-     * player. The budget is twice the grounding budget. */
-    uint64_t ms = opt && opt->ground_ms ? 2 * opt->ground_ms : 20000;
+     * player. */
+    uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
     g->stat.deadline = deadline_in_ms(ms);
     if (!eval_run_phase(&g->stat, PHASE_STATIC)) {
         diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",

@@ -427,7 +427,9 @@ static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call)
 }
 
 /* The call of a demand literal (its arguments at the demanded positions),
- * evaluated if new; NONE32 if a value was never built (no answers). */
+ * evaluated if new. The key terms are interned, not looked up: the
+ * relation's own rules may build them (mummymaze1p asks for
+ * (doesprime ?m (move2 ?d1 ?d2)) before any move2 term exists). */
 static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
 {
     const crel_t *R = &ev->r->rels[rel];
@@ -436,7 +438,7 @@ static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
     tid_t *key = scratch_get(ev, n);
     bool ok = true;
     for (uint32_t a = 0, j = 0; a < R->arity && ok; a++)
-        if (R->demand_mask >> a & 1) ok = (key[j++] = build(ev, args[a], false)) != 0;
+        if (R->demand_mask >> a & 1) ok = (key[j++] = build(ev, args[a], true)) != 0;
     uint32_t idx = NONE32;
     bool fresh = ok && relstore_insert(&dm->calls, key, &idx);
     scratch_put(ev, n);

@@ -46,6 +46,10 @@ typedef struct game_options {
      * ENGINE_PROPNET fails with a message. 0 = the defaults below. */
     uint64_t ground_ms;        /* default 10000 */
     size_t ground_mb;          /* default 2048 */
+    /* Budget of the rules engine for the static relations (computed once,
+     * in full): past it the game does not compile, instead of hanging on a
+     * description whose static part is infinite in practice. 0 = 60000. */
+    uint64_t static_ms;
     bool quiet;                /* do not report which engine was chosen */
 } game_options_t;
 
