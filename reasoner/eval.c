@@ -233,7 +233,6 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
         if (r->rels[i].demand) relstore_init(&ev->dm[i].calls, (uint32_t)__builtin_popcount(r->rels[i].demand_mask), ts);
     }
     ev->matched = xcalloc(ev->max_body + 1, sizeof *ev->matched);
-    ev->tuple = xcalloc(ev->max_arity + 1, sizeof *ev->tuple);
     uint32_t max_pat = 0;
     for (uint32_t i = 0; i < r->n_rules; i++) {
         const crule_t *c = &r->rules[i];
@@ -261,7 +260,6 @@ void eval_free(evaluator_t *ev)
     free(ev->store);
     free(ev->vals);
     free(ev->matched);
-    free(ev->tuple);
     free(ev->scratch);
     free(ev->visits);
     for (uint32_t i = 0; i < ev->r->n_rels; i++) {

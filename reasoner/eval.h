@@ -88,7 +88,6 @@ typedef struct evaluator {
     tid_t *vals;        /* variable values of the current rule */
     uint32_t *matched;
     uint32_t max_vars, max_body;
-    tid_t *tuple;       /* scratch for building tuples */
     tid_t *scratch;     /* stack for nested builds and trails */
     uint32_t sp, scap;
     uint64_t *visits;   /* optional, per rule: tuples looked at (profiling) */

@@ -510,7 +510,6 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     g->state_layer.clear_hi = state_hi;
     g->move_layer.clear_lo = state_hi; /* the does inputs, then the move views */
     g->move_does_hi = move_lo;
-    (void)move_lo;
     g->move_layer.clear_hi = move_hi;
     free(order);
 

@@ -595,7 +595,6 @@ static void split_components(builder_t *b)
         bool changed = false;
         clit_t *body = arena_calloc(r->arena, nb, sizeof *body);
         uint32_t n_body = 0;
-        bool *done = xcalloc(nb, sizeof *done);
         for (uint32_t root = 0; root < nb; root++) {
             uint32_t size = 0, n_pos = 0;
             bool existential = false;
@@ -654,7 +653,6 @@ static void split_components(builder_t *b)
             free(inv);
             changed = true;
         }
-        free(done);
         if (changed) {
             c.body = body;
             c.n_body = n_body;
