@@ -1,7 +1,7 @@
 /* test_cli_tools.c - `ggp replay`, `ggp trace` and `ggp perft` run as
  * programs (GGP_BIN) on small games: verdicts and exit codes of replays of
  * good and corrupted traces, trace/replay round trips, perft figures of
- * tic-tac-toe, and option errors (exit 2). */
+ * tic-tac-toe, the fields of `ggp bench`, and option errors (exit 2). */
 #include "testutil.h"
 
 #include <unistd.h>
@@ -458,6 +458,47 @@ static void test_perft_tictactoe(void **state)
     free(out);
 }
 
+/* Value of `key=` in a `bench ...` line, or -1 when absent. */
+static double bench_field(const char *out, const char *key)
+{
+    const char *line = strstr(out, "bench game=");
+    if (!line) return -1;
+    char *pat = xasprintf(" %s=", key);
+    const char *at = strstr(line, pat);
+    double v = at ? strtod(at + strlen(pat), NULL) : -1;
+    free(pat);
+    return v;
+}
+
+/* `ggp bench` on the repository's tic-tac-toe with each engine: the last
+ * line has every field, playouts happened, a tic-tac-toe playout lasts 5 to
+ * 9 plies, and the start-up figure covers loading. Speeds are not asserted
+ * (machines are noisy; bench/ reports them). */
+static void test_bench_fields(void **state)
+{
+    (void)state;
+    static const char *engines[] = {"propnet", "rules"};
+    for (int e = 0; e < 2; e++) {
+        char *out;
+        int rc = run(&out, "%s bench %s/games/tictactoe.kif --seconds 0.2 --threads 2 --engine %s --quiet", GGP_BIN,
+                     GGP_SOURCE_DIR, engines[e]);
+        if (rc != 0) fail_msg("ggp bench --engine %s: exit %d:\n%s", engines[e], rc, out);
+        char *want = xasprintf(" engine=%s ", engines[e]);
+        if (!strstr(out, want)) fail_msg("want '%s' in:\n%s", want, out);
+        free(want);
+        static const char *keys[] = {"load_ms", "playouts", "playouts_per_sec", "playouts_per_cpu_sec", "mean_depth",
+                                     "props", "gates", "rss_kb", "first_playout_ms"};
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            if (bench_field(out, keys[k]) < 0) fail_msg("no %s in:\n%s", keys[k], out);
+        assert_true(bench_field(out, "playouts") >= 1);
+        double depth = bench_field(out, "mean_depth");
+        if (depth < 5 || depth > 9) fail_msg("mean depth %g outside [5, 9]:\n%s", depth, out);
+        assert_true(bench_field(out, "first_playout_ms") >= bench_field(out, "load_ms"));
+        assert_true(bench_field(out, "rss_kb") > 0);
+        free(out);
+    }
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -486,6 +527,11 @@ static void test_bad_options(void **state)
         {"perft KIF --depth 65", 2},
         {"perft KIF --depth x", 2},
         {"perft KIF --depth 2 --engine magic", 2},
+        {"bench KIF --seconds 0", 2},
+        {"bench KIF --seconds", 2},
+        {"bench KIF --threads 0", 2},
+        {"bench KIF other.kif", 2},
+        {"bench --help", 0},
         {"replay --help", 0},
         {"trace --help", 0},
         {"perft --help", 0},
@@ -522,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_trace_roundtrip),
         cmocka_unit_test(test_rules_defects),
         cmocka_unit_test(test_perft_tictactoe),
+        cmocka_unit_test(test_bench_fields),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
