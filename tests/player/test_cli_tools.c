@@ -1,7 +1,7 @@
 /* test_cli_tools.c - `ggp replay`, `ggp trace` and `ggp perft` run as
  * programs (GGP_BIN) on small games: verdicts and exit codes of replays of
  * good and corrupted traces, trace/replay round trips, perft figures of
- * tic-tac-toe, the fields of `ggp bench`, and option errors (exit 2). */
+ * tic-tac-toe, the fields of `ggp bench`, the board of `ggp play`, and option errors (exit 2). */
 #include "testutil.h"
 
 #include <unistd.h>
@@ -499,6 +499,36 @@ static void test_bench_fields(void **state)
     }
 }
 
+/* `ggp play` prints the final board of a (cell X Y MARK) game with X as
+ * the column and row 1 at the bottom: the last grid line of a connect-four
+ * game is the bottom row, (cell 1 1) .. (cell 7 1), '.' where empty. */
+static void test_play_board(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = run(&out, "%s play %s/games/connect4.kif --player random --player random --seed 4", GGP_BIN,
+                 GGP_SOURCE_DIR);
+    if (rc != 0) fail_msg("ggp play: exit %d:\n%s", rc, out);
+    char *st = strstr(out, "\nstate: ");
+    assert_non_null(st);
+    char *grid = strchr(st + 1, '\n') + 1, *goals = strstr(grid, "goals ");
+    assert_non_null(goals);
+    /* the last grid line: the one ending just before "goals" */
+    char *last = goals - 1;
+    while (last > grid && last[-1] != '\n') last--;
+    for (int x = 1; x <= 7; x++) {
+        char want[16] = ".", tok[16] = "";
+        char *pat = xasprintf("(cell %d 1 ", x), *at = strstr(st, pat);
+        if (at && at < grid) sscanf(at + strlen(pat), "%15[a-z]", want);
+        free(pat);
+        int used = 0;
+        if (sscanf(last, " %15s%n", tok, &used) != 1) fail_msg("short bottom row:\n%s", out);
+        last += used;
+        if (strcmp(tok, want)) fail_msg("column %d of the bottom row: '%s', want '%s':\n%s", x, tok, want, out);
+    }
+    free(out);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -569,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_rules_defects),
         cmocka_unit_test(test_perft_tictactoe),
         cmocka_unit_test(test_bench_fields),
+        cmocka_unit_test(test_play_board),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
