@@ -229,28 +229,7 @@ void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
 
 game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc)
 {
-    diag_t d;
-    diag_init(&d, stderr);
-    d.max_errors = 50;
-    if (!load_rules(path, &d, l)) {
-        *rc = EXIT_USAGE;
-        return NULL;
-    }
-    if (l->errors) {
-        fprintf(stderr, "ggp %s: %s: invalid rules (%u error%s)\n", cmd, path, l->errors, l->errors == 1 ? "" : "s");
-        loaded_free(l);
-        *rc = EXIT_FAIL;
-        return NULL;
-    }
     game_options_t opt = {.engine = engine, .quiet = true};
-    game_t *g = game_compile(l->prog, &opt, &d);
-    if (!g) {
-        fprintf(stderr, "ggp %s: %s: the rules could not be compiled\n", cmd, path);
-        loaded_free(l);
-        *rc = EXIT_FAIL;
-        return NULL;
-    }
-    *rc = EXIT_OK;
-    return g;
+    return cli_game_open(cmd, path, &opt, l, rc);
 }
 
