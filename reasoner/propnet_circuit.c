@@ -2,6 +2,7 @@
  * propnet_circuit.h for what and why). */
 #include "reasoner/propnet_circuit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,6 +367,8 @@ struct pn_circuit {
     uint32_t *in_off, *in;       /* inputs of each gate (new literals) */
     uint32_t *fan_off, *grp_off, *int_off, *fan;
     uint32_t *group;             /* per node: its cyclic group or NONE */
+    uint8_t *in_u;               /* per node: a does input of the universe */
+    uint32_t n_ugates, *ugates;  /* universe gates */
     uint32_t n_groups, *group_lo, *group_hi;
     uint8_t *has_out;
     uint32_t *out_off, *outs;    /* index << 2 | OUT_* */
@@ -585,13 +588,68 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         c->group_hi[gi] = v;
     }
     free(comp_of);
+    /* Universe gates: an OR that reads does inputs only (the frame rules'
+     * "some move that leaves c alone") counts the moves played in the
+     * universe U (every does input such ORs read) minus those played in
+     * its exceptions U \ inputs, when those are fewer than its inputs. A
+     * joint move that keeps the number of moves played in U (one role
+     * moves, the other waits) then touches only the exceptions of the
+     * moves that changed, not every gate that each move feeds. */
+    c->in_u = xcalloc(nn, 1);
+    uint8_t *is_does = xcalloc(nn, 1), *ugate = xcalloc(nn, 1), *mark = xcalloc(nn, 1);
+    for (uint32_t r = 0; r < nr; r++)
+        for (uint32_t m = 0; m < raw->n_moves[r]; m++) is_does[newid[raw->does_prop[r][m]]] = 1;
+    uint32_t *u_list = NULL, n_u = 0, cap_u = 0;
+    for (uint32_t pass = 0; pass < 2; pass++)
+        for (uint32_t v = 0; v < nn; v++) {
+            if (c->group[v] != NONE || c->kind[v] != K_OR) continue;
+            bool all = true;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1] && all; j++)
+                all = !(c->in[j] & 1) && is_does[c->in[j] >> 1];
+            if (!all) continue;
+            if (pass == 0) {
+                for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++)
+                    if (!c->in_u[c->in[j] >> 1]) {
+                        c->in_u[c->in[j] >> 1] = 1;
+                        XVEC_RESERVE(&u_list, &cap_u, n_u + 1);
+                        u_list[n_u++] = c->in[j] >> 1;
+                    }
+            } else if (2 * (c->in_off[v + 1] - c->in_off[v]) > n_u + 2) {
+                ugate[v] = 1;
+                c->n_ugates++;
+            }
+        }
+    c->ugates = xmalloc((c->n_ugates ? c->n_ugates : 1) * sizeof *c->ugates);
+    uint32_t *exc_off = xcalloc(nn + 1, sizeof *exc_off), *exc = NULL, n_exc = 0, cap_exc = 0;
+    c->n_ugates = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        if (ugate[v]) {
+            c->ugates[c->n_ugates++] = v;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) mark[c->in[j] >> 1] = 1;
+            for (uint32_t k2 = 0; k2 < n_u; k2++)
+                if (!mark[u_list[k2]]) {
+                    XVEC_RESERVE(&exc, &cap_exc, n_exc + 1);
+                    exc[n_exc++] = u_list[k2] << 1 | 1;
+                }
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) mark[c->in[j] >> 1] = 0;
+        }
+        exc_off[v + 1] = n_exc;
+    }
+    free(u_list);
+    free(is_does);
+    free(mark);
+    /* The literals whose flips a gate counts: its inputs, or for a universe
+     * gate its exceptions (negated: playing one counts down). */
+#define CIN_LO(v) (ugate[v] ? exc_off[v] : c->in_off[v])
+#define CIN_HI(v) (ugate[v] ? exc_off[(v) + 1] : c->in_off[(v) + 1])
+#define CIN(v, j) (ugate[v] ? exc[j] : c->in[j])
     /* Fan-outs: counter edges, then cyclic groups to mark, then edges
      * inside the node's own group. */
     uint32_t *cnt_e = xcalloc(nn + 1, sizeof *cnt_e), *cnt_g = xcalloc(nn + 1, sizeof *cnt_g),
              *cnt_i = xcalloc(nn + 1, sizeof *cnt_i);
     for (uint32_t v = 0; v < nn; v++)
-        for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
-            uint32_t p = c->in[j] >> 1;
+        for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
+            uint32_t p = CIN(v, j) >> 1;
             if (c->group[v] == NONE) cnt_e[p]++;
             else if (c->group[v] == c->group[p]) cnt_i[p]++;
             else cnt_g[p]++;
@@ -612,8 +670,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     memset(cnt_g, 0, (nn + 1) * sizeof *cnt_g);
     memset(cnt_i, 0, (nn + 1) * sizeof *cnt_i);
     for (uint32_t v = 0; v < nn; v++)
-        for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
-            uint32_t l = c->in[j], p = l >> 1;
+        for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
+            uint32_t l = CIN(v, j), p = l >> 1;
             if (c->group[v] == NONE) {
                 c->fan[c->fan_off[p] + cnt_e[p]++] = v << 1 | (l & 1);
             } else if (c->group[v] == c->group[p]) {
@@ -646,6 +704,12 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(cnt_e);
     free(cnt_g);
     free(cnt_i);
+#undef CIN_LO
+#undef CIN_HI
+#undef CIN
+    free(exc_off);
+    free(exc);
+    free(ugate);
     for (uint32_t v = 0; v < nn; v++) c->n_gates += c->kind[v] == K_AND || c->kind[v] == K_OR;
     c->n_edges = c->fan_off[nn];
 
@@ -715,6 +779,16 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(fill);
     for (uint32_t v = 0; v < nn; v++) c->has_out[v] = c->out_off[v] != c->out_off[v + 1];
 
+    if (getenv("PN_DEBUG")) {
+        size_t fb = 0, fd = 0, nb = 0, nd = 0, fo = 0;
+        for (uint32_t bt = 0; bt < c->n_base; bt++) { uint32_t v = c->base_node[bt]; fb += c->fan_off[v + 1] - c->fan_off[v]; nb++; }
+        for (uint32_t r = 0; r < nr; r++) for (uint32_t m = 0; m < c->n_moves[r]; m++) { uint32_t v = c->does_node[r][m]; fd += c->fan_off[v + 1] - c->fan_off[v]; nd++; }
+        fo = c->fan_off[nn];
+        fprintf(stderr, "nodes %u gates %zu edges %zu groups %u | base %zu fan %zu | does %zu fan %zu | gates:", nn, c->n_gates, fo, c->n_groups, nb, fb, nd, fd);
+        for (uint32_t r = 0; r < nr; r++) fprintf(stderr, " gate%u=%u", r, c->gate[r]);
+        fprintf(stderr, "\n");
+        for (uint32_t gi = 0; gi < c->n_groups; gi++) fprintf(stderr, "group %u size %u\n", gi, c->group_hi[gi] - c->group_lo[gi]);
+    }
     free(newid);
     free(old_of);
     free(st);
@@ -765,6 +839,8 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->int_off);
     free(c->fan);
     free(c->group);
+    free(c->in_u);
+    free(c->ugates);
     free(c->group_lo);
     free(c->group_hi);
     free(c);
@@ -841,14 +917,26 @@ static void run_group_fix(pn_run_t *x, uint32_t gi)
     }
 }
 
+#ifdef PN_COUNT
+static uint64_t pn_pops, pn_edges, pn_in_edges, pn_calls;
+static void pn_count_report(void) { fprintf(stderr, "calls %llu pops %llu edges %llu input-edges %llu\n", (unsigned long long)pn_calls, (unsigned long long)pn_pops, (unsigned long long)pn_edges, (unsigned long long)pn_in_edges); }
+#endif
 static void run_propagate(pn_run_t *x)
 {
+#ifdef PN_COUNT
+    if (!pn_calls++) atexit(pn_count_report);
+#endif
     const pn_circuit_t *c = x->c;
     const uint32_t *fan = c->fan, *fan_off = c->fan_off, *grp_off = c->grp_off, *int_off = c->int_off;
     int32_t *cnt = x->cnt;
     for (;;) {
         while (x->n_stack) {
             uint32_t e = x->stack[--x->n_stack], p = e >> 1, v = e & 1;
+#ifdef PN_COUNT
+            pn_pops++;
+            pn_edges += grp_off[p] - fan_off[p];
+            if (c->kind[p] == K_IN) pn_in_edges += grp_off[p] - fan_off[p];
+#endif
             for (uint32_t f = fan_off[p], fe = grp_off[p]; f < fe; f++) {
                 uint32_t ed = fan[f], t = ed >> 1;
                 if ((v ^ ed) & 1) {
@@ -994,15 +1082,28 @@ void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
     const pn_circuit_t *c = x->c;
     /* The previous joint move's inputs go off first, so that the new ones
      * (pushed last) propagate first and shared gates do not flicker. */
+    int du = 0; /* change of the number of moves played in the universe */
     for (uint32_t r = 0; r < c->n_roles; r++) {
-        uint32_t v = c->does_node[r][joint[r]];
-        if (x->last_does[r] != v && x->last_does[r] != NONE) run_flip(x, x->last_does[r], 0);
+        uint32_t v = c->does_node[r][joint[r]], o = x->last_does[r];
+        if (o != v && o != NONE) {
+            du -= c->in_u[o];
+            run_flip(x, o, 0);
+        }
     }
     for (uint32_t r = 0; r < c->n_roles; r++) {
         uint32_t v = c->does_node[r][joint[r]];
-        if (x->last_does[r] != v && v != NONE) run_flip(x, v, 1);
+        if (x->last_does[r] != v && v != NONE) {
+            du += c->in_u[v];
+            run_flip(x, v, 1);
+        }
         x->last_does[r] = v;
     }
+    for (; du > 0; du--)
+        for (uint32_t k = 0; k < c->n_ugates; k++)
+            if (++x->cnt[c->ugates[k]] == 1) run_flip(x, c->ugates[k], 1);
+    for (; du < 0; du++)
+        for (uint32_t k = 0; k < c->n_ugates; k++)
+            if (--x->cnt[c->ugates[k]] == 0) run_flip(x, c->ugates[k], 0);
     run_propagate(x);
     memcpy(out_bits, x->next_bits, c->n_words * sizeof *out_bits);
 }
