@@ -14,6 +14,15 @@
 
 enum { K_TRUE, K_IN, K_AND, K_OR };
 enum { OUT_NEXT, OUT_LEGAL, OUT_GATED };
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4 }; /* node flags: has outputs, fan-out, several outputs */
+
+/* What a flip of a node touches, packed in 16 bytes for the hot loop. */
+typedef struct pn_node {
+    uint32_t fan;   /* counter edges [fan, fan + n_cnt), then the groups to mark */
+    uint32_t n_cnt;
+    uint32_t grp_fl; /* number of groups << 3 | FL_* */
+    uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
+} pn_node_t;
 
 /* ------------------------------------------------------------ building */
 
@@ -370,7 +379,9 @@ struct pn_circuit {
     uint8_t *in_u;               /* per node: a does input of the universe */
     uint32_t n_ugates, *ugates;  /* universe gates */
     uint32_t n_groups, *group_lo, *group_hi;
-    uint8_t *has_out;
+    uint8_t *has_out;            /* FL_* */
+    pn_node_t *node;
+    uint32_t *mouts;
     uint32_t *out_off, *outs;    /* index << 2 | OUT_* */
     uint32_t n_base, n_words;
     uint32_t *base_node;         /* per state bit, or NONE */
@@ -777,7 +788,29 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             c->outs[fill[c->legal_lit[r][m] >> 1]++] =
                 (c->lw_off[r] * 32 + m) << 2 | (c->legal_gated[r][m] ? OUT_GATED : OUT_LEGAL);
     free(fill);
-    for (uint32_t v = 0; v < nn; v++) c->has_out[v] = c->out_off[v] != c->out_off[v + 1];
+    for (uint32_t v = 0; v < nn; v++)
+        c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
+                                  (c->fan_off[v] != c->int_off[v] ? FL_FAN : 0));
+    c->node = xmalloc((nn ? nn : 1) * sizeof *c->node);
+    uint32_t n_m = 0;
+    for (uint32_t v = 0; v < nn; v++)
+        if (c->out_off[v + 1] - c->out_off[v] > 1) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
+    c->mouts = xmalloc((n_m ? n_m : 1) * sizeof *c->mouts);
+    n_m = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        pn_node_t *d = &c->node[v];
+        uint32_t no = c->out_off[v + 1] - c->out_off[v], fl = c->has_out[v];
+        d->fan = c->fan_off[v];
+        d->n_cnt = c->grp_off[v] - c->fan_off[v];
+        d->out = no ? c->outs[c->out_off[v]] : 0;
+        if (no > 1) {
+            fl |= FL_MULTI;
+            d->out = n_m;
+            c->mouts[n_m++] = no;
+            for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
+        }
+        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << 3 | fl;
+    }
 
     if (getenv("PN_DEBUG")) {
         size_t fb = 0, fd = 0, nb = 0, nd = 0, fo = 0;
@@ -829,6 +862,8 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->next_bit);
     free(c->base_node);
     free(c->has_out);
+    free(c->node);
+    free(c->mouts);
     free(c->out_off);
     free(c->outs);
     free(c->kind);
@@ -865,20 +900,31 @@ struct pn_run {
     uint8_t *legal_ok;
 };
 
+static inline void run_toggle(pn_run_t *x, uint32_t e)
+{
+    uint32_t i = e >> 2;
+    uint32_t *bits = (e & 3) == OUT_NEXT ? x->next_bits : (e & 3) == OUT_LEGAL ? x->legal_bits : x->gated_bits;
+    bits[i >> 5] ^= 1u << (i & 31);
+}
+
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
 {
-    const pn_circuit_t *c = x->c;
+    const pn_node_t *d = &x->c->node[v];
     x->val[v] = (uint8_t)nv;
-    if (x->n_stack == x->cap_stack) {
-        x->cap_stack *= 2;
-        x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
+    uint32_t fl = d->grp_fl;
+    if (fl & FL_FAN) {
+        if (__builtin_expect(x->n_stack == x->cap_stack, 0)) {
+            x->cap_stack *= 2;
+            x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
+        }
+        x->stack[x->n_stack++] = v << 1 | nv;
     }
-    x->stack[x->n_stack++] = v << 1 | nv;
-    if (c->has_out[v]) {
-        for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) {
-            uint32_t e = c->outs[o], i = e >> 2;
-            uint32_t *bits = (e & 3) == OUT_NEXT ? x->next_bits : (e & 3) == OUT_LEGAL ? x->legal_bits : x->gated_bits;
-            bits[i >> 5] ^= 1u << (i & 31);
+    if (fl & FL_OUT) {
+        if (__builtin_expect(!(fl & FL_MULTI), 1)) {
+            run_toggle(x, d->out);
+        } else {
+            const uint32_t *m = x->c->mouts + d->out;
+            for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
         }
     }
 }
@@ -927,26 +973,31 @@ static void run_propagate(pn_run_t *x)
     if (!pn_calls++) atexit(pn_count_report);
 #endif
     const pn_circuit_t *c = x->c;
-    const uint32_t *fan = c->fan, *fan_off = c->fan_off, *grp_off = c->grp_off, *int_off = c->int_off;
+    const uint32_t *fan = c->fan;
+    const pn_node_t *node = c->node;
     int32_t *cnt = x->cnt;
     for (;;) {
         while (x->n_stack) {
             uint32_t e = x->stack[--x->n_stack], p = e >> 1, v = e & 1;
+            const pn_node_t *d = &node[p];
+            const uint32_t *f = fan + d->fan, *fe = f + d->n_cnt;
 #ifdef PN_COUNT
             pn_pops++;
-            pn_edges += grp_off[p] - fan_off[p];
-            if (c->kind[p] == K_IN) pn_in_edges += grp_off[p] - fan_off[p];
+            pn_edges += d->n_cnt;
+            if (c->kind[p] == K_IN) pn_in_edges += d->n_cnt;
 #endif
-            for (uint32_t f = fan_off[p], fe = grp_off[p]; f < fe; f++) {
-                uint32_t ed = fan[f], t = ed >> 1;
-                if ((v ^ ed) & 1) {
-                    if (++cnt[t] == 1) run_flip(x, t, 1);
-                } else {
-                    if (--cnt[t] == 0) run_flip(x, t, 0);
-                }
+            for (; f < fe; f++) {
+                /* +1 when the input's literal became true, else -1; the
+                 * gate flips when its counter crosses 0/1. */
+                uint32_t ed = *f, t = ed >> 1, up = (v ^ ed) & 1;
+                int32_t nc = cnt[t] + (int32_t)(up << 1) - 1;
+                cnt[t] = nc;
+                if (nc == (int32_t)up) run_flip(x, t, up);
             }
-            for (uint32_t f = grp_off[p], fe = int_off[p]; f < fe; f++)
-                x->pending[fan[f] >> 6] |= 1ULL << (fan[f] & 63);
+            for (uint32_t k = 0, ng = d->grp_fl >> 3; k < ng; k++) {
+                uint32_t gi = fe[k];
+                x->pending[gi >> 6] |= 1ULL << (gi & 63);
+            }
         }
         uint32_t w = 0;
         while (w < x->n_pwords && !x->pending[w]) w++;
