@@ -377,6 +377,8 @@ struct pn_circuit {
     uint32_t *fan_off, *grp_off, *int_off, *fan;
     uint32_t *group;             /* per node: its cyclic group or NONE */
     uint8_t *in_u;               /* per node: a does input of the universe */
+    uint8_t *lazy;               /* per node: read by goals only, evaluated on demand */
+    uint32_t *lazy_list, n_lazy, cap_lazy;
     uint32_t n_ugates, *ugates;  /* universe gates */
     uint32_t n_groups, *group_lo, *group_hi;
     uint8_t *has_out;            /* FL_* */
@@ -483,28 +485,35 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     b_simplify_all(&b);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
-    /* Live nodes: those an output reads, plus the inputs. */
-    uint32_t n = b.n;
+    /* Live nodes: those an output reads, plus the inputs. The ones that
+     * only goals read (Reversi's disc count) are "lazy": playouts need
+     * goals at the end only, so they are evaluated when asked, not kept
+     * up to date at every step. live: 1 core, 2 lazy. */
+    uint32_t n = b.n, goal_lo = legal_at;
+    for (uint32_t r = 0; r < nr; r++) goal_lo += raw->n_moves[r];
     uint8_t *live = xcalloc(n, 1);
     uint32_t *st = xmalloc(n * sizeof *st), sp = 0;
     live[0] = 1;
-    for (uint32_t j = 0; j < n_outs; j++)
-        if (!live[outs[j] >> 1]) {
-            live[outs[j] >> 1] = 1;
+    for (uint32_t p = 0; p < np; p++)
+        if (b.nd[p].kind == K_IN) live[p] = 1;
+    for (uint8_t mark = 1; mark <= 2; mark++) {
+        for (uint32_t j = 0; j < n_outs; j++) {
+            bool goal = j >= goal_lo && j < gate_at;
+            if (goal != (mark == 2) || live[outs[j] >> 1]) continue;
+            live[outs[j] >> 1] = mark;
             st[sp++] = outs[j] >> 1;
         }
-    while (sp) {
-        uint32_t u = st[--sp];
-        for (uint32_t j = 0; j < b.nd[u].n; j++) {
-            uint32_t w = (b.nd[u].in[j] = b_res(&b, b.nd[u].in[j])) >> 1;
-            if (!live[w]) {
-                live[w] = 1;
-                st[sp++] = w;
+        while (sp) {
+            uint32_t u = st[--sp];
+            for (uint32_t j = 0; j < b.nd[u].n; j++) {
+                uint32_t w = (b.nd[u].in[j] = b_res(&b, b.nd[u].in[j])) >> 1;
+                if (!live[w]) {
+                    live[w] = mark;
+                    st[sp++] = w;
+                }
             }
         }
     }
-    for (uint32_t p = 0; p < np; p++)
-        if (b.nd[p].kind == K_IN) live[p] = 1;
 
     /* Tarjan over live nodes, edges to inputs: components complete inputs
      * first, which is the evaluation order; node 0 (true) comes first. */
@@ -568,7 +577,13 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     c->kind = xmalloc(nn);
     c->in_off = xcalloc(nn + 1, sizeof *c->in_off);
     c->group = xmalloc(nn * sizeof *c->group);
+    c->lazy = xmalloc(nn ? nn : 1);
     for (uint32_t v = 0; v < nn; v++) {
+        c->lazy[v] = live[old_of[v]] == 2;
+        if (c->lazy[v]) {
+            XVEC_RESERVE(&c->lazy_list, &c->cap_lazy, c->n_lazy + 1);
+            c->lazy_list[c->n_lazy++] = v;
+        }
         c->kind[v] = b.nd[old_of[v]].kind;
         c->in_off[v + 1] = c->in_off[v] + b.nd[old_of[v]].n;
     }
@@ -661,6 +676,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t v = 0; v < nn; v++)
         for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
             uint32_t p = CIN(v, j) >> 1;
+            if (c->lazy[v] && (c->group[v] == NONE || c->group[v] != c->group[p])) continue;
             if (c->group[v] == NONE) cnt_e[p]++;
             else if (c->group[v] == c->group[p]) cnt_i[p]++;
             else cnt_g[p]++;
@@ -683,6 +699,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t v = 0; v < nn; v++)
         for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
             uint32_t l = CIN(v, j), p = l >> 1;
+            if (c->lazy[v] && (c->group[v] == NONE || c->group[v] != c->group[p])) continue;
             if (c->group[v] == NONE) {
                 c->fan[c->fan_off[p] + cnt_e[p]++] = v << 1 | (l & 1);
             } else if (c->group[v] == c->group[p]) {
@@ -875,6 +892,8 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->fan);
     free(c->group);
     free(c->in_u);
+    free(c->lazy);
+    free(c->lazy_list);
     free(c->ugates);
     free(c->group_lo);
     free(c->group_hi);
@@ -898,6 +917,7 @@ struct pn_run {
     move_id_t **legal;
     uint32_t *n_legal;
     uint8_t *legal_ok;
+    bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
 };
 
 static inline void run_toggle(pn_run_t *x, uint32_t e)
@@ -1100,11 +1120,36 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits)
     }
     run_propagate(x);
     memset(x->legal_ok, 0, c->n_roles);
+    x->lazy_ok = false;
+}
+
+/* Evaluate the goal-only gates from the rest, in topological order. */
+static void run_lazy(pn_run_t *x)
+{
+    const pn_circuit_t *c = x->c;
+    for (uint32_t k = 0; k < c->n_lazy;) {
+        uint32_t v = c->lazy_list[k];
+        if (c->group[v] != NONE) {
+            uint32_t gi = c->group[v];
+            run_group_fix(x, gi);
+            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
+            k += c->group_hi[gi] - c->group_lo[gi];
+            continue;
+        }
+        x->cnt[v] = run_count(x, v, 0, 0);
+        x->val[v] = x->cnt[v] > 0;
+        k++;
+    }
+    x->lazy_ok = true;
 }
 
 bool pn_run_terminal(const pn_run_t *x) { return LITVAL(x->c->terminal_lit); }
 
-bool pn_run_goal_holds(const pn_run_t *x, uint32_t role, uint32_t k) { return LITVAL(x->c->goal_lit[role][k]); }
+bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k)
+{
+    if (!x->lazy_ok) run_lazy(x);
+    return LITVAL(x->c->goal_lit[role][k]);
+}
 
 uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {

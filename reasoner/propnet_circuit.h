@@ -64,8 +64,9 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits);
 bool pn_run_terminal(const pn_run_t *x);
 /* Sorted legal move ids of a role in the current state. */
 uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves);
-/* Whether goal literal k of a role holds. */
-bool pn_run_goal_holds(const pn_run_t *x, uint32_t role, uint32_t k);
+/* Whether goal literal k of a role holds (the gates that only goals read
+ * are evaluated then, once per state). */
+bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k);
 /* Set the does inputs to the joint move and write the next state. */
 void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits);
 
