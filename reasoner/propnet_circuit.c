@@ -13,7 +13,6 @@
 #define LIT_FALSE 1u /* its negation */
 
 enum { K_TRUE, K_IN, K_AND, K_OR };
-enum { OUT_NEXT, OUT_LEGAL, OUT_GATED };
 enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4 }; /* node flags: has outputs, fan-out, several outputs */
 
 /* What a flip of a node touches, packed in 16 bytes for the hot loop. */
@@ -799,11 +798,11 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     c->outs = xmalloc((c->out_off[nn] ? c->out_off[nn] : 1) * sizeof *c->outs);
     uint32_t *fill = xmalloc((nn + 1) * sizeof *fill);
     memcpy(fill, c->out_off, (nn + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = c->next_bit[i] << 2 | OUT_NEXT;
+    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = c->next_bit[i];
     for (uint32_t r = 0; r < nr; r++)
         for (uint32_t m = 0; m < c->n_moves[r]; m++)
             c->outs[fill[c->legal_lit[r][m] >> 1]++] =
-                (c->lw_off[r] * 32 + m) << 2 | (c->legal_gated[r][m] ? OUT_GATED : OUT_LEGAL);
+                (c->n_words + (c->legal_gated[r][m] ? c->n_lwords : 0) + c->lw_off[r]) * 32 + m;
     free(fill);
     for (uint32_t v = 0; v < nn; v++)
         c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
@@ -911,8 +910,9 @@ struct pn_run {
     uint64_t *pending;
     uint32_t n_pwords;
     uint32_t *applied;
-    uint32_t *next_bits;
-    uint32_t *legal_bits, *gated_bits;
+    uint32_t *bits; /* next state [0, n_words), legal moves, legal moves under the gate */
+    uint32_t *next_bits, *legal_bits, *gated_bits;
+    uint32_t *legal_seen; /* per role: the legal words its list was made from */
     uint32_t *last_does;
     move_id_t **legal;
     uint32_t *n_legal;
@@ -922,9 +922,7 @@ struct pn_run {
 
 static inline void run_toggle(pn_run_t *x, uint32_t e)
 {
-    uint32_t i = e >> 2;
-    uint32_t *bits = (e & 3) == OUT_NEXT ? x->next_bits : (e & 3) == OUT_LEGAL ? x->legal_bits : x->gated_bits;
-    bits[i >> 5] ^= 1u << (i & 31);
+    x->bits[e >> 5] ^= 1u << (e & 31);
 }
 
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
@@ -1045,9 +1043,11 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->n_pwords = (c->n_groups + 63) / 64;
     x->pending = xcalloc(x->n_pwords + 1, sizeof *x->pending);
     x->applied = xcalloc(c->n_words + 1, sizeof *x->applied);
-    x->next_bits = xcalloc(c->n_words + 1, sizeof *x->next_bits);
-    x->legal_bits = xcalloc(c->n_lwords + 1, sizeof *x->legal_bits);
-    x->gated_bits = xcalloc(c->n_lwords + 1, sizeof *x->gated_bits);
+    x->bits = xcalloc(c->n_words + 2 * c->n_lwords + 1, sizeof *x->bits);
+    x->next_bits = x->bits;
+    x->legal_bits = x->bits + c->n_words;
+    x->gated_bits = x->legal_bits + c->n_lwords;
+    x->legal_seen = xcalloc(c->n_lwords + 1, sizeof *x->legal_seen);
     uint32_t nr = c->n_roles ? c->n_roles : 1;
     x->last_does = xmalloc(nr * sizeof *x->last_does);
     memset(x->last_does, 0xff, nr * sizeof *x->last_does);
@@ -1099,9 +1099,8 @@ void pn_run_free(pn_run_t *x)
     free(x->queue);
     free(x->pending);
     free(x->applied);
-    free(x->next_bits);
-    free(x->legal_bits);
-    free(x->gated_bits);
+    free(x->bits);
+    free(x->legal_seen);
     free(x);
 }
 
@@ -1155,18 +1154,29 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {
     const pn_circuit_t *c = x->c;
     if (!x->legal_ok[role]) {
-        uint32_t g = c->gate[role];
-        uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0, n = 0;
-        const uint32_t *lb = x->legal_bits + c->lw_off[role], *gb = x->gated_bits + c->lw_off[role];
-        move_id_t *out = x->legal[role];
-        for (uint32_t w = 0; w < c->lw_off[role + 1] - c->lw_off[role]; w++) {
+        /* The list is remade only when the role's legal words changed (an
+         * idle role's list, its noop, usually stays). */
+        uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
+        uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
+        const uint32_t *lb = x->legal_bits + lo, *gb = x->gated_bits + lo;
+        uint32_t *seen = x->legal_seen + lo, diff = 0;
+        for (uint32_t w = 0; w < nw; w++) {
             uint32_t bits = lb[w] | (gb[w] & mask);
-            while (bits) {
-                out[n++] = w * 32 + (uint32_t)__builtin_ctz(bits);
-                bits &= bits - 1;
-            }
+            diff |= bits ^ seen[w];
+            seen[w] = bits;
         }
-        x->n_legal[role] = n;
+        if (diff) {
+            uint32_t n = 0;
+            move_id_t *out = x->legal[role];
+            for (uint32_t w = 0; w < nw; w++) {
+                uint32_t bits = seen[w];
+                while (bits) {
+                    out[n++] = w * 32 + (uint32_t)__builtin_ctz(bits);
+                    bits &= bits - 1;
+                }
+            }
+            x->n_legal[role] = n;
+        }
         x->legal_ok[role] = 1;
     }
     *moves = x->legal[role];
