@@ -62,6 +62,7 @@ typedef struct pctx {
     struct game_ctx base;
     pn_run_t *run;
     bool state_done;
+    bool played; /* the current state is the last next's result */
 } pctx_t;
 
 /* ------------------------------------------------------------ grounding */
@@ -442,7 +443,8 @@ static void pg_state_changed(game_ctx_t *cc) { ((pctx_t *)cc)->state_done = fals
 static void ensure_state(pctx_t *c)
 {
     if (c->state_done) return;
-    pn_run_set_state(c->run, c->base.cur->data);
+    pn_run_set_state(c->run, c->base.cur->data, !c->played);
+    c->played = false;
     c->state_done = true;
 }
 static void pg_initial(game_ctx_t *cc, game_state_t *out)
@@ -490,6 +492,7 @@ static void pg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     game_state_reserve(out, g->n_words);
     out->n = g->n_words;
     pn_run_next(c->run, joint, out->data);
+    c->played = out == c->base.cur;
 }
 
 static void pg_state_print(const game_t *gg, const game_state_t *s, FILE *out, bool canonical)

@@ -901,6 +901,19 @@ void pn_circuit_free(pn_circuit_t *c)
 
 /* --------------------------------------------------------------- running */
 
+/* A copy of the running state for a state set from outside (a search
+ * returns to its root at every iteration, a benchmark to the initial
+ * state): going back is a copy, not the undoing of a whole playout. */
+#define PN_SNAPS 2
+#define PN_SNAP_MAX_NODES (1u << 21)
+typedef struct pn_snap {
+    bool ok;
+    uint64_t used;
+    uint8_t *val;
+    int32_t *cnt;
+    uint32_t *bits, *applied, *last_does;
+} pn_snap_t;
+
 struct pn_run {
     const pn_circuit_t *c;
     uint8_t *val;
@@ -916,8 +929,10 @@ struct pn_run {
     uint32_t *last_does;
     move_id_t **legal;
     uint32_t *n_legal;
-    uint8_t *legal_ok;
+    uint8_t *legal_ok, *legal_stale;
     bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
+    pn_snap_t snap[PN_SNAPS];
+    uint64_t tick;
 };
 
 static inline void run_toggle(pn_run_t *x, uint32_t e)
@@ -1054,6 +1069,7 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->legal = xcalloc(nr, sizeof *x->legal);
     x->n_legal = xcalloc(nr, sizeof *x->n_legal);
     x->legal_ok = xcalloc(nr, 1);
+    x->legal_stale = xcalloc(nr, 1);
     for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
     /* Every input false: evaluate in order (ids are topological). */
     x->val[0] = 1;
@@ -1092,6 +1108,14 @@ void pn_run_free(pn_run_t *x)
     free(x->legal);
     free(x->n_legal);
     free(x->legal_ok);
+    free(x->legal_stale);
+    for (uint32_t k = 0; k < PN_SNAPS; k++) {
+        free(x->snap[k].val);
+        free(x->snap[k].cnt);
+        free(x->snap[k].bits);
+        free(x->snap[k].applied);
+        free(x->snap[k].last_does);
+    }
     free(x->last_does);
     free(x->val);
     free(x->cnt);
@@ -1104,9 +1128,37 @@ void pn_run_free(pn_run_t *x)
     free(x);
 }
 
-void pn_run_set_state(pn_run_t *x, const uint32_t *bits)
+static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *bits, uint32_t *applied,
+                      uint32_t *last_does, const uint8_t *val_s, const int32_t *cnt_s, const uint32_t *bits_s,
+                      const uint32_t *applied_s, const uint32_t *last_does_s)
 {
     const pn_circuit_t *c = x->c;
+    memcpy(val, val_s, c->n_nodes);
+    memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
+    memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
+    memcpy(applied, applied_s, c->n_words * sizeof *applied);
+    memcpy(last_does, last_does_s, c->n_roles * sizeof *last_does);
+}
+
+void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
+{
+    const pn_circuit_t *c = x->c;
+    size_t wb = c->n_words * sizeof *bits;
+    if (keep && memcmp(bits, x->applied, wb)) {
+        for (uint32_t k = 0; k < PN_SNAPS; k++) {
+            pn_snap_t *s = &x->snap[k];
+            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
+            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, s->val, s->cnt, s->bits, s->applied,
+                      s->last_does);
+            s->used = ++x->tick;
+            memset(x->legal_ok, 0, c->n_roles);
+            memset(x->legal_stale, 1, c->n_roles);
+            x->lazy_ok = false;
+            return;
+        }
+    } else {
+        keep = false;
+    }
     for (uint32_t w = 0; w < c->n_words; w++) {
         uint32_t diff = bits[w] ^ x->applied[w];
         while (diff) {
@@ -1120,6 +1172,22 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits)
     run_propagate(x);
     memset(x->legal_ok, 0, c->n_roles);
     x->lazy_ok = false;
+    if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
+        pn_snap_t *s = &x->snap[0];
+        for (uint32_t k = 1; k < PN_SNAPS; k++)
+            if (!x->snap[k].ok || (s->ok && x->snap[k].used < s->used)) s = &x->snap[k];
+        if (!s->val) {
+            s->val = xmalloc(c->n_nodes ? c->n_nodes : 1);
+            s->cnt = xmalloc((c->n_nodes ? c->n_nodes : 1) * sizeof *s->cnt);
+            s->bits = xmalloc((c->n_words + 2 * c->n_lwords + 1) * sizeof *s->bits);
+            s->applied = xmalloc((c->n_words + 1) * sizeof *s->applied);
+            s->last_does = xmalloc((c->n_roles + 1) * sizeof *s->last_does);
+        }
+        snap_copy(x, s->val, s->cnt, s->bits, s->applied, s->last_does, x->val, x->cnt, x->bits, x->applied,
+                  x->last_does);
+        s->ok = true;
+        s->used = ++x->tick;
+    }
 }
 
 /* Evaluate the goal-only gates from the rest, in topological order. */
@@ -1165,7 +1233,8 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
             diff |= bits ^ seen[w];
             seen[w] = bits;
         }
-        if (diff) {
+        if (diff || x->legal_stale[role]) {
+            x->legal_stale[role] = 0;
             uint32_t n = 0;
             move_id_t *out = x->legal[role];
             for (uint32_t w = 0; w < nw; w++) {

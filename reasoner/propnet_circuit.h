@@ -59,8 +59,10 @@ void pn_circuit_size(const pn_circuit_t *c, size_t *gates, size_t *edges);
 /* Per-thread running state; starts with every input false. */
 pn_run_t *pn_run_new(const pn_circuit_t *c);
 void pn_run_free(pn_run_t *x);
-/* Make the base inputs equal bits (n_words words); only differences flip. */
-void pn_run_set_state(pn_run_t *x, const uint32_t *bits);
+/* Make the base inputs equal bits (n_words words); only differences flip.
+ * keep: the state was set from outside (not the result of the last next),
+ * so it may come back: keep a copy of the running state for it. */
+void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep);
 bool pn_run_terminal(const pn_run_t *x);
 /* Sorted legal move ids of a role in the current state. */
 uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves);
