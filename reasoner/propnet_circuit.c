@@ -929,7 +929,7 @@ struct pn_run {
     uint32_t *last_does;
     move_id_t **legal;
     uint32_t *n_legal;
-    uint8_t *legal_ok, *legal_stale;
+    uint8_t *legal_ok;
     bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
     pn_snap_t snap[PN_SNAPS];
     uint64_t tick;
@@ -1069,7 +1069,6 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->legal = xcalloc(nr, sizeof *x->legal);
     x->n_legal = xcalloc(nr, sizeof *x->n_legal);
     x->legal_ok = xcalloc(nr, 1);
-    x->legal_stale = xcalloc(nr, 1);
     for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
     /* Every input false: evaluate in order (ids are topological). */
     x->val[0] = 1;
@@ -1108,7 +1107,6 @@ void pn_run_free(pn_run_t *x)
     free(x->legal);
     free(x->n_legal);
     free(x->legal_ok);
-    free(x->legal_stale);
     for (uint32_t k = 0; k < PN_SNAPS; k++) {
         free(x->snap[k].val);
         free(x->snap[k].cnt);
@@ -1152,7 +1150,6 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
                       s->last_does);
             s->used = ++x->tick;
             memset(x->legal_ok, 0, c->n_roles);
-            memset(x->legal_stale, 1, c->n_roles);
             x->lazy_ok = false;
             return;
         }
@@ -1222,8 +1219,9 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {
     const pn_circuit_t *c = x->c;
     if (!x->legal_ok[role]) {
-        /* The list is remade only when the role's legal words changed (an
-         * idle role's list, its noop, usually stays). */
+        /* The list is remade only when the role's legal words differ from
+         * those it was made from (an idle role's list, its noop, usually
+         * stays; a restored copy of the running state keeps it right). */
         uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
         uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
         const uint32_t *lb = x->legal_bits + lo, *gb = x->gated_bits + lo;
@@ -1233,8 +1231,7 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
             diff |= bits ^ seen[w];
             seen[w] = bits;
         }
-        if (diff || x->legal_stale[role]) {
-            x->legal_stale[role] = 0;
+        if (diff) {
             uint32_t n = 0;
             move_id_t *out = x->legal[role];
             for (uint32_t w = 0; w < nw; w++) {
