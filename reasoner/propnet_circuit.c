@@ -426,8 +426,6 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t r = 0; r < nr; r++) outs[k++] = LIT_TRUE;
 
     b_simplify_all(&b);
-    b_factor(&b, outs, n_outs);
-    b_simplify_all(&b);
 
     /* Legal gating: per role, the literal most legal moves share. */
     uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
@@ -473,6 +471,14 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
                         for (uint32_t j = 0; j < b.nd[l >> 1].n; j++)
                             b_add(&b, x, b_and_without(&b, b.nd[l >> 1].in[j] >> 1, best) << 1);
                     }
+                    /* The legal gate itself becomes gate and x, for the
+                     * rules that read legal (Checkers' "has a legal move"):
+                     * factoring then takes the gate out of their ORs. */
+                    bnode_t *ln = &b.nd[l >> 1];
+                    ln->kind = K_AND;
+                    ln->n = 0;
+                    b_add(&b, l >> 1, best);
+                    b_add(&b, l >> 1, x << 1);
                     outs[at + m] = x << 1;
                     gated[at + m] = 1;
                 }
@@ -481,6 +487,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         }
         free(freq);
     }
+    b_simplify_all(&b);
+    b_factor(&b, outs, n_outs);
     b_simplify_all(&b);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
