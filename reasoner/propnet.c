@@ -8,11 +8,10 @@
  * proposition: base propositions (true), inputs (does), and views.
  *
  * The circuit: a proposition is the OR of its instances, an instance the
- * AND of its literals. It runs in the order of the rule components (rules.h),
- * which is a valid order because the program is stratified; a cyclic
- * component is iterated to its fixpoint. Two layers: per state, the
- * instances of relations that depend on `true` only (legal, goal, terminal
- * and helpers); per joint move, those that depend on `does` (next).
+ * AND of its literals; propnet_circuit.c simplifies that network (constant
+ * folding, wires, merged gates, factored frame rules, legal moves gated by
+ * whose turn it is, goal-only gates evaluated on demand) and runs it
+ * incrementally with counters (see propnet_circuit.h).
  *
  * A state is a bitset over the base propositions, numbered in the sorted
  * order of their canonical text, so that printing a state is sorted.
@@ -54,8 +53,6 @@ typedef struct pgame {
     int **goal_value;
     uint32_t n_next;
     uint32_t *next_prop, *next_bit;
-    uint32_t *bit_of_next_prop; /* per proposition: its next-state bit, or UINT32_MAX */
-    uint32_t *const_next;       /* next-state bits that always hold (static next) */
 } pgame_t;
 
 typedef struct pctx {
@@ -329,13 +326,6 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
         g->next_bit[i] = bit_of_tuple[relstore_find(tr, relstore_tuple(nx, i))];
     }
     free(bit_of_tuple);
-    g->bit_of_next_prop = xmalloc(n_props * sizeof *g->bit_of_next_prop);
-    memset(g->bit_of_next_prop, 0xff, n_props * sizeof *g->bit_of_next_prop);
-    g->const_next = xcalloc(g->n_words ? g->n_words : 1, sizeof *g->const_next);
-    for (uint32_t i = 0; i < g->n_next; i++) {
-        if (g->next_prop[i] == PROP_TRUE) g->const_next[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
-        else g->bit_of_next_prop[g->next_prop[i]] = g->next_bit[i];
-    }
     /* Terminal. */
     const relstore_t *te = rel.store[r->rel_terminal];
     g->terminal_prop = te->n == 0 ? PROP_FALSE
@@ -574,8 +564,6 @@ static void pg_destroy(game_t *gg)
     free(g->init_bits);
     free(g->next_prop);
     free(g->next_bit);
-    free(g->bit_of_next_prop);
-    free(g->const_next);
     pn_circuit_free(g->circ);
     rules_free(g->rules);
     game_base_free(&g->base);

@@ -2,7 +2,6 @@
  * propnet_circuit.h for what and why). */
 #include "reasoner/propnet_circuit.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,7 +175,9 @@ static uint64_t gate_hash(const bnode_t *x)
         h *= 0xff51afd7ed558ccdULL;
         h ^= h >> 32;
     }
-    return h;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 32);
 }
 
 /* Simplify every gate and merge gates with equal inputs, until nothing
@@ -836,16 +837,6 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         d->grp_fl = (c->int_off[v] - c->grp_off[v]) << 3 | fl;
     }
 
-    if (getenv("PN_DEBUG")) {
-        size_t fb = 0, fd = 0, nb = 0, nd = 0, fo = 0;
-        for (uint32_t bt = 0; bt < c->n_base; bt++) { uint32_t v = c->base_node[bt]; fb += c->fan_off[v + 1] - c->fan_off[v]; nb++; }
-        for (uint32_t r = 0; r < nr; r++) for (uint32_t m = 0; m < c->n_moves[r]; m++) { uint32_t v = c->does_node[r][m]; fd += c->fan_off[v + 1] - c->fan_off[v]; nd++; }
-        fo = c->fan_off[nn];
-        fprintf(stderr, "nodes %u gates %zu edges %zu groups %u | base %zu fan %zu | does %zu fan %zu | gates:", nn, c->n_gates, fo, c->n_groups, nb, fb, nd, fd);
-        for (uint32_t r = 0; r < nr; r++) fprintf(stderr, " gate%u=%u", r, c->gate[r]);
-        fprintf(stderr, "\n");
-        for (uint32_t gi = 0; gi < c->n_groups; gi++) fprintf(stderr, "group %u size %u\n", gi, c->group_hi[gi] - c->group_lo[gi]);
-    }
     free(newid);
     free(old_of);
     free(st);
@@ -1004,15 +995,8 @@ static void run_group_fix(pn_run_t *x, uint32_t gi)
     }
 }
 
-#ifdef PN_COUNT
-static uint64_t pn_pops, pn_edges, pn_in_edges, pn_calls;
-static void pn_count_report(void) { fprintf(stderr, "calls %llu pops %llu edges %llu input-edges %llu\n", (unsigned long long)pn_calls, (unsigned long long)pn_pops, (unsigned long long)pn_edges, (unsigned long long)pn_in_edges); }
-#endif
 static void run_propagate(pn_run_t *x)
 {
-#ifdef PN_COUNT
-    if (!pn_calls++) atexit(pn_count_report);
-#endif
     const pn_circuit_t *c = x->c;
     const uint32_t *fan = c->fan;
     const pn_node_t *node = c->node;
@@ -1022,11 +1006,6 @@ static void run_propagate(pn_run_t *x)
             uint32_t e = x->stack[--x->n_stack], p = e >> 1, v = e & 1;
             const pn_node_t *d = &node[p];
             const uint32_t *f = fan + d->fan, *fe = f + d->n_cnt;
-#ifdef PN_COUNT
-            pn_pops++;
-            pn_edges += d->n_cnt;
-            if (c->kind[p] == K_IN) pn_in_edges += d->n_cnt;
-#endif
             for (; f < fe; f++) {
                 /* +1 when the input's literal became true, else -1; the
                  * gate flips when its counter crosses 0/1. */

@@ -16,9 +16,17 @@
  * Running: a gate keeps a counter whose sign is its value (an AND of n
  * inputs starts at 1 - n, an OR at 0; a satisfied input adds 1), so a flip
  * of an input costs one add per fan-out and a test against 0/1. Gates of
- * cyclic components (Hex's connectivity) are recomputed, from their support
- * outside the component, when an input of the component changes. Next-state
- * bits and legal moves are kept as bitsets, toggled when their gate flips. */
+ * cyclic components (Hex-like connectivity) are recomputed, from their
+ * support outside the component, when an input of the component changes.
+ * Next-state bits and legal moves are kept as bitsets, toggled when their
+ * gate flips. Three more savings at run time:
+ *  - an OR over does inputs only (the frame's "some move leaves c alone")
+ *    counts the moves of a shared universe minus its few exceptions, so a
+ *    joint move touches the exceptions of the moves that changed only;
+ *  - gates that only goals read (Reversi's disc count) are evaluated when
+ *    a goal is asked, once per state, not at every step;
+ *  - a state set from outside (a search's root, a playout's start) keeps a
+ *    copy of the running state, so going back to it is a copy. */
 #ifndef GGP_REASONER_PROPNET_CIRCUIT_H
 #define GGP_REASONER_PROPNET_CIRCUIT_H
 
