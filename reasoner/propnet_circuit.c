@@ -488,7 +488,6 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         }
         free(freq);
     }
-    b_simplify_all(&b);
     b_factor(&b, outs, n_outs);
     b_simplify_all(&b);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
