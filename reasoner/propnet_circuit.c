@@ -431,9 +431,10 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     /* Legal gating: per role, the literal most legal moves share. */
     uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
     {
-        uint32_t *freq = xcalloc(2 * (size_t)b.n, sizeof *freq);
         uint32_t at = legal_at;
         for (uint32_t r = 0; r < nr; r++) {
+            /* Sized now: gating an earlier role made nodes. */
+            uint32_t *freq = xcalloc(2 * (size_t)b.n, sizeof *freq);
             uint32_t nm = raw->n_moves[r], best = NONE, bf = 0;
             for (uint32_t m = 0; m < nm; m++) {
                 uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
@@ -455,6 +456,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
                 for (uint32_t j = 0; j < nc; j++) freq[c[j]] = 0;
                 free(c);
             }
+            free(freq);
             if (bf >= 2) {
                 outs[gate_at + r] = best;
                 has_gate[r] = 1;
@@ -486,7 +488,6 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             }
             at += nm;
         }
-        free(freq);
     }
     b_factor(&b, outs, n_outs);
     b_simplify_all(&b);
