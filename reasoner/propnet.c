@@ -8,11 +8,10 @@
  * proposition: base propositions (true), inputs (does), and views.
  *
  * The circuit: a proposition is the OR of its instances, an instance the
- * AND of its literals. It runs in the order of the rule components (rules.h),
- * which is a valid order because the program is stratified; a cyclic
- * component is iterated to its fixpoint. Two layers: per state, the
- * instances of relations that depend on `true` only (legal, goal, terminal
- * and helpers); per joint move, those that depend on `does` (next).
+ * AND of its literals; propnet_circuit.c simplifies that network (constant
+ * folding, wires, merged gates, factored frame rules, legal moves gated by
+ * whose turn it is, goal-only gates evaluated on demand) and runs it
+ * incrementally with counters (see propnet_circuit.h).
  *
  * A state is a bitset over the base propositions, numbered in the sorted
  * order of their canonical text, so that printing a state is sorted.
@@ -27,43 +26,15 @@
 #include "base/xalloc.h"
 #include "reasoner/engine.h"
 #include "reasoner/eval.h"
+#include "reasoner/propnet_circuit.h"
 
 enum { PROP_TRUE = 0, PROP_FALSE = 1, PROP_FIRST = 2 };
-
-/* A block of instances evaluated together: one rule component. */
-typedef struct block {
-    uint32_t lo, hi; /* instance range */
-    bool cyclic;
-} block_t;
-
-typedef struct layer {
-    block_t *blocks;
-    uint32_t n_blocks;
-    uint32_t clear_lo, clear_hi; /* propositions reset before the layer */
-} layer_t;
 
 typedef struct pgame {
     struct game base;
     rules_t *rules;
     uint32_t n_props;
-    /* instances */
-    uint32_t n_inst;
-    uint32_t *inst_head;
-    uint32_t *inst_lit; /* n_inst + 1 offsets into lits */
-    uint32_t *lits;     /* prop << 1 | negated */
-    layer_t state_layer, move_layer;
-    /* Incremental propagation (pctx_t): blocks of both layers in order,
-     * level = block index + 1, inputs at level 0. */
-    block_t *blocks;
-    uint32_t n_blocks;
-    uint32_t *inst_meta;    /* literal count | cyclic << 31 */
-    uint32_t *inst_group;   /* cyclic instances: their group */
-    uint32_t n_groups;      /* cyclic groups of propositions, topological order */
-    uint32_t *group_off, *group_inst; /* per group: its cyclic instances */
-    uint32_t *prop_cblock;  /* the cyclic group of a proposition, or UINT32_MAX */
-    uint32_t move_does_hi;  /* does propositions are [move_layer.clear_lo, move_does_hi) */
-    uint32_t *fan_off;      /* n_props + 1 */
-    uint32_t *fan;          /* instance << 1 | negated */
+    pn_circuit_t *circ;
     /* base propositions, in sorted canonical order */
     uint32_t n_base, n_words;
     uint32_t *base_prop;   /* bit -> prop */
@@ -82,25 +53,13 @@ typedef struct pgame {
     int **goal_value;
     uint32_t n_next;
     uint32_t *next_prop, *next_bit;
-    uint32_t *bit_of_next_prop; /* per proposition: its next-state bit, or UINT32_MAX */
-    uint32_t *const_next;       /* next-state bits that always hold (static next) */
 } pgame_t;
 
 typedef struct pctx {
     struct game_ctx base;
-    uint8_t *val;
-    uint32_t *count;   /* per instance: satisfied literals */
-    uint32_t *orcount; /* per proposition: satisfied acyclic instances */
-    uint32_t *stack;   /* pending flips (prop << 1 | new value) */
-    uint32_t n_stack, cap_stack;
-    uint64_t *pending; /* bitmap over cyclic groups to recompute */
-    uint8_t *dirty;    /* per cyclic group: to recompute */
-    uint32_t *applied; /* the base bitset the circuit currently holds */
-    uint32_t *last_does; /* per role: the does proposition set, or UINT32_MAX */
-    uint32_t *next_bits; /* the next state, kept up to date by set_prop */
-    bool state_done, legal_done;
-    move_id_t **legal;
-    uint32_t *n_legal;
+    pn_run_t *run;
+    bool state_done;
+    bool played; /* the current state is the last next's result */
 } pctx_t;
 
 /* ------------------------------------------------------------ grounding */
@@ -226,141 +185,6 @@ static int cmp_named_bit(const void *a, const void *b)
     return strcmp(((const named_bit_t *)a)->canon, ((const named_bit_t *)b)->canon);
 }
 
-/* Strongly connected components of the propositions (edges from each
- * literal's proposition to its instance's head), iteratively. comp[p] gets
- * a component number in topological order (inputs first); returns how many
- * components are cyclic (several propositions, or one that feeds itself),
- * and marks them in cyclic[comp]. */
-static uint32_t prop_sccs(const pgame_t *g, uint32_t *comp, uint8_t **cyclic_out)
-{
-    uint32_t n = g->n_props;
-    uint32_t *index = xmalloc(n * sizeof *index), *low = xmalloc(n * sizeof *low);
-    uint32_t *stack = xmalloc(n * sizeof *stack), *cs_v = xmalloc(n * sizeof *cs_v), *cs_e = xmalloc(n * sizeof *cs_e);
-    uint8_t *on = xcalloc(n, 1);
-    memset(index, 0xff, n * sizeof *index);
-    uint32_t next = 0, sp = 0, n_comp = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (index[root] != UINT32_MAX) continue;
-        uint32_t top = 0;
-        cs_v[top] = root;
-        cs_e[top++] = g->fan_off[root];
-        index[root] = low[root] = next++;
-        stack[sp++] = root;
-        on[root] = 1;
-        while (top) {
-            uint32_t u = cs_v[top - 1];
-            if (cs_e[top - 1] < g->fan_off[u + 1]) {
-                uint32_t w = g->inst_head[g->fan[cs_e[top - 1]++] >> 1];
-                if (index[w] == UINT32_MAX) {
-                    index[w] = low[w] = next++;
-                    stack[sp++] = w;
-                    on[w] = 1;
-                    cs_v[top] = w;
-                    cs_e[top++] = g->fan_off[w];
-                } else if (on[w] && index[w] < low[u]) {
-                    low[u] = index[w];
-                }
-                continue;
-            }
-            if (low[u] == index[u]) {
-                uint32_t w;
-                do {
-                    w = stack[--sp];
-                    on[w] = 0;
-                    comp[w] = n_comp;
-                } while (w != u);
-                n_comp++;
-            }
-            top--;
-            if (top && low[u] < low[cs_v[top - 1]]) low[cs_v[top - 1]] = low[u];
-        }
-    }
-    /* Tarjan finishes a component after those it feeds: reverse it. */
-    uint32_t *size = xcalloc(n_comp ? n_comp : 1, sizeof *size);
-    for (uint32_t p = 0; p < n; p++) {
-        comp[p] = n_comp - 1 - comp[p];
-        size[comp[p]]++;
-    }
-    uint8_t *cyclic = xcalloc(n_comp ? n_comp : 1, 1);
-    uint32_t n_cyclic = 0;
-    for (uint32_t p = 0; p < n; p++) {
-        bool self = false;
-        for (uint32_t f = g->fan_off[p]; f < g->fan_off[p + 1] && !self; f++) self = g->inst_head[g->fan[f] >> 1] == p;
-        if ((size[comp[p]] > 1 || self) && !cyclic[comp[p]]) {
-            cyclic[comp[p]] = 1;
-            n_cyclic++;
-        }
-    }
-    free(size);
-    free(index);
-    free(low);
-    free(stack);
-    free(cs_v);
-    free(cs_e);
-    free(on);
-    *cyclic_out = cyclic;
-    return n_comp;
-}
-
-/* Fan-outs and cyclic groups for incremental propagation. The rules'
- * components say where recursion may be; the propositions say where it
- * is: a recursive count such as Othello's disc tally is acyclic once
- * ground, so only the propositions of cyclic ground components (Hex's
- * connectivity) are recomputed, and everything else is kept by counters. */
-static void build_propagation(pgame_t *g)
-{
-    uint32_t nb = g->state_layer.n_blocks + g->move_layer.n_blocks;
-    g->n_blocks = nb;
-    g->blocks = xmalloc((nb ? nb : 1) * sizeof *g->blocks);
-    if (g->state_layer.n_blocks) memcpy(g->blocks, g->state_layer.blocks, g->state_layer.n_blocks * sizeof *g->blocks);
-    if (g->move_layer.n_blocks)
-        memcpy(g->blocks + g->state_layer.n_blocks, g->move_layer.blocks, g->move_layer.n_blocks * sizeof *g->blocks);
-    g->fan_off = xcalloc(g->n_props + 1, sizeof *g->fan_off);
-    for (uint32_t k = 0; k < g->inst_lit[g->n_inst]; k++) g->fan_off[(g->lits[k] >> 1) + 1]++;
-    for (uint32_t p = 0; p < g->n_props; p++) g->fan_off[p + 1] += g->fan_off[p];
-    uint32_t *fill = xmalloc((g->n_props + 1) * sizeof *fill);
-    memcpy(fill, g->fan_off, (g->n_props + 1) * sizeof *fill);
-    g->fan = xmalloc((g->inst_lit[g->n_inst] ? g->inst_lit[g->n_inst] : 1) * sizeof *g->fan);
-    for (uint32_t i = 0; i < g->n_inst; i++)
-        for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1]; k++)
-            g->fan[fill[g->lits[k] >> 1]++] = i << 1 | (g->lits[k] & 1);
-    free(fill);
-
-    /* Cyclic groups: numbered in topological order among themselves. */
-    uint32_t *comp = xmalloc(g->n_props * sizeof *comp);
-    uint8_t *cyclic;
-    uint32_t n_comp = prop_sccs(g, comp, &cyclic);
-    uint32_t *group_of_comp = xmalloc((n_comp ? n_comp : 1) * sizeof *group_of_comp);
-    g->n_groups = 0;
-    for (uint32_t k = 0; k < n_comp; k++) group_of_comp[k] = cyclic[k] ? g->n_groups++ : UINT32_MAX;
-    g->prop_cblock = xmalloc(g->n_props * sizeof *g->prop_cblock);
-    for (uint32_t p = 0; p < g->n_props; p++) g->prop_cblock[p] = group_of_comp[comp[p]];
-    /* An instance is cyclic when its head and one of its literals are in
-     * the same cyclic group; the group recomputes it. */
-    g->inst_meta = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_meta);
-    g->inst_group = xmalloc((g->n_inst ? g->n_inst : 1) * sizeof *g->inst_group);
-    g->group_off = xcalloc(g->n_groups + 1, sizeof *g->group_off);
-    for (uint32_t i = 0; i < g->n_inst; i++) {
-        uint32_t grp = g->prop_cblock[g->inst_head[i]];
-        bool cyc = false;
-        for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1] && grp != UINT32_MAX && !cyc; k++)
-            cyc = g->prop_cblock[g->lits[k] >> 1] == grp;
-        g->inst_group[i] = cyc ? grp : UINT32_MAX;
-        g->inst_meta[i] = (g->inst_lit[i + 1] - g->inst_lit[i]) | (uint32_t)cyc << 31;
-        if (cyc) g->group_off[grp + 1]++;
-    }
-    for (uint32_t k = 0; k < g->n_groups; k++) g->group_off[k + 1] += g->group_off[k];
-    g->group_inst = xmalloc((g->group_off[g->n_groups] ? g->group_off[g->n_groups] : 1) * sizeof *g->group_inst);
-    uint32_t *gfill = xmalloc((g->n_groups + 1) * sizeof *gfill);
-    memcpy(gfill, g->group_off, (g->n_groups + 1) * sizeof *gfill);
-    for (uint32_t i = 0; i < g->n_inst; i++)
-        if (g->inst_group[i] != UINT32_MAX) g->group_inst[gfill[g->inst_group[i]]++] = i;
-    free(gfill);
-    free(group_of_comp);
-    free(cyclic);
-    free(comp);
-}
-
 static void grounder_free(grounder_t *gr)
 {
     free(gr->inst);
@@ -371,23 +195,6 @@ static void grounder_free(grounder_t *gr)
 }
 
 static const game_vtbl_t propnet_vtbl;
-
-/* The blocks of one layer: instances are in the order of the real
- * program's rules (rn), so that each of its components is one block. */
-static void build_layer(const rules_t *rn, const uint32_t *inst_rule, uint32_t n, phase_t ph, layer_t *out)
-{
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < n;) {
-        const crule_t *c = &rn->rules[inst_rule[i]];
-        uint32_t j = i;
-        while (j < n && rn->rules[inst_rule[j]].scc == c->scc) j++;
-        if (rn->rels[c->head_rel].phase == ph) {
-            XVEC_RESERVE(&out->blocks, &cap, out->n_blocks + 1);
-            out->blocks[out->n_blocks++] = (block_t){i, j, c->recursive};
-        }
-        i = j;
-    }
-}
 
 game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d, char *reason, size_t reason_len)
 {
@@ -434,7 +241,7 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
      * the order [true][state views][does][move views]. */
     uint32_t *prop_base = xcalloc(r->n_rels, sizeof *prop_base);
     uint32_t n_props = PROP_FIRST;
-    uint32_t state_lo = 0, state_hi = 0, move_lo = 0, move_hi = 0;
+    uint32_t state_lo = 0, state_hi = 0, move_lo = 0;
     for (int pass = 0; pass < 4; pass++) {
         if (pass == 1) state_lo = n_props;
         if (pass == 2) state_hi = n_props;
@@ -450,38 +257,17 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
             n_props += rel.store[i]->n;
         }
     }
-    move_hi = n_props;
     g->n_props = n_props;
 
-    /* The circuit runs in the order of the real program's rules (rn): the
-     * relaxed program ignores negation, so its components do not stratify.
-     * Both programs number their rules alike (seq); instances are sorted
-     * by the real rule's position with a stable counting sort. */
-    rules_t *rn = rules_compile(p, ts, &quiet, 0);
-    uint32_t *real_of_seq = xcalloc(r->n_rules + 1, sizeof *real_of_seq);
-    for (uint32_t i = 0; rn && i < rn->n_rules; i++) real_of_seq[rn->rules[i].seq] = i;
-    uint32_t *order = xmalloc((gr.n_inst ? gr.n_inst : 1) * sizeof *order);
-    uint32_t *inst_rule = xmalloc((gr.n_inst ? gr.n_inst : 1) * sizeof *inst_rule);
-    uint32_t *start = xcalloc(r->n_rules + 1, sizeof *start);
-    for (uint32_t i = 0; i < gr.n_inst; i++) start[real_of_seq[r->rules[gr.inst[i].rule].seq] + 1]++;
-    for (uint32_t i = 0; i < r->n_rules; i++) start[i + 1] += start[i];
-    for (uint32_t i = 0; i < gr.n_inst; i++) {
-        uint32_t ni = real_of_seq[r->rules[gr.inst[i].rule].seq];
-        inst_rule[start[ni]] = ni;
-        order[start[ni]++] = i;
-    }
-    free(start);
-    free(real_of_seq);
-    g->n_inst = gr.n_inst;
-    g->inst_head = xmalloc((gr.n_inst ? gr.n_inst : 1) * sizeof *g->inst_head);
-    g->inst_lit = xmalloc((gr.n_inst + 1) * sizeof *g->inst_lit);
-    uint32_t cap_lits = 0, n_lits = 0;
-    uint32_t n_kept = 0;
+    /* The recorded instances: head proposition and literals. */
+    uint32_t *inst_head = xmalloc((gr.n_inst ? gr.n_inst : 1) * sizeof *inst_head);
+    uint32_t *inst_lit = xmalloc((gr.n_inst + 1) * sizeof *inst_lit);
+    uint32_t *lits = NULL, cap_lits = 0, n_lits = 0;
     for (uint32_t oi = 0; oi < gr.n_inst; oi++) {
-        const rec_inst_t *x = &gr.inst[order[oi]];
+        const rec_inst_t *x = &gr.inst[oi];
         const crule_t *c = &r->rules[x->rule];
-        g->inst_head[n_kept] = prop_base[c->head_rel] + x->head;
-        g->inst_lit[n_kept] = n_lits;
+        inst_head[oi] = prop_base[c->head_rel] + x->head;
+        inst_lit[oi] = n_lits;
         uint32_t nv = x->neg_off;
         for (uint32_t k = 0; k < x->n_lit; k++) {
             const uint32_t *l = gr.lit + x->lit_off + 3 * k;
@@ -494,24 +280,11 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
                 nv += ar;
                 if (tuple == UINT32_MAX) continue; /* can never hold: the literal is true */
             }
-            XVEC_RESERVE(&g->lits, &cap_lits, n_lits + 1);
-            g->lits[n_lits++] = (prop_base[rl] + tuple) << 1 | neg;
+            XVEC_RESERVE(&lits, &cap_lits, n_lits + 1);
+            lits[n_lits++] = (prop_base[rl] + tuple) << 1 | neg;
         }
-        n_kept++;
     }
-    g->inst_lit[n_kept] = n_lits;
-    g->n_inst = n_kept;
-    build_layer(rn, inst_rule, n_kept, PHASE_STATE, &g->state_layer);
-    build_layer(rn, inst_rule, n_kept, PHASE_MOVE, &g->move_layer);
-    build_propagation(g);
-    rules_free(rn);
-    free(inst_rule);
-    g->state_layer.clear_lo = state_lo;
-    g->state_layer.clear_hi = state_hi;
-    g->move_layer.clear_lo = state_hi; /* the does inputs, then the move views */
-    g->move_does_hi = move_lo;
-    g->move_layer.clear_hi = move_hi;
-    free(order);
+    inst_lit[gr.n_inst] = n_lits;
 
     /* Base propositions, sorted by canonical text. */
     const relstore_t *tr = rel.store[r->rel_true];
@@ -553,13 +326,6 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
         g->next_bit[i] = bit_of_tuple[relstore_find(tr, relstore_tuple(nx, i))];
     }
     free(bit_of_tuple);
-    g->bit_of_next_prop = xmalloc(n_props * sizeof *g->bit_of_next_prop);
-    memset(g->bit_of_next_prop, 0xff, n_props * sizeof *g->bit_of_next_prop);
-    g->const_next = xcalloc(g->n_words ? g->n_words : 1, sizeof *g->const_next);
-    for (uint32_t i = 0; i < g->n_next; i++) {
-        if (g->next_prop[i] == PROP_TRUE) g->const_next[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
-        else g->bit_of_next_prop[g->next_prop[i]] = g->next_bit[i];
-    }
     /* Terminal. */
     const relstore_t *te = rel.store[r->rel_terminal];
     g->terminal_prop = te->n == 0 ? PROP_FALSE
@@ -616,9 +382,41 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
             g->goal_value[ro][g->n_goals[ro]++] = (int)v;
         }
     }
+    /* The circuit: simplified from the recorded instances. */
+    uint8_t *is_input = xcalloc(n_props, 1);
+    for (uint32_t q = PROP_FIRST; q < state_lo; q++) is_input[q] = 1;
+    for (uint32_t q = state_hi; q < move_lo; q++) is_input[q] = 1;
+    pn_raw_t raw = {
+        .n_props = n_props,
+        .is_input = is_input,
+        .n_inst = gr.n_inst,
+        .inst_head = inst_head,
+        .inst_lit = inst_lit,
+        .lits = lits,
+        .n_base = g->n_base,
+        .n_words = g->n_words,
+        .base_prop = g->base_prop,
+        .n_roles = n_roles,
+        .n_moves = g->n_moves,
+        .legal_prop = g->legal_prop,
+        .does_prop = g->does_prop,
+        .n_goals = g->n_goals,
+        .goal_prop = g->goal_prop,
+        .terminal_prop = g->terminal_prop,
+        .n_next = g->n_next,
+        .next_prop = g->next_prop,
+        .next_bit = g->next_bit,
+    };
+    g->circ = pn_circuit_build(&raw);
+    free(is_input);
+    free(inst_head);
+    free(inst_lit);
+    free(lits);
+    size_t n_gates, n_edges;
+    pn_circuit_size(g->circ, &n_gates, &n_edges);
     g->base.stats.engine = "propnet";
     g->base.stats.props = n_props - PROP_FIRST;
-    g->base.stats.gates = g->n_inst;
+    g->base.stats.gates = n_gates;
     g->base.stats.base_props = g->n_base;
     g->base.stats.rules = r->n_rules;
     free(prop_base);
@@ -630,202 +428,15 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
 
 /* ------------------------------------------------------------- running */
 
-static void run_layer(const pgame_t *g, uint8_t *val, const layer_t *ly)
-{
-    const uint32_t *il = g->inst_lit, *lits = g->lits, *head = g->inst_head;
-    for (uint32_t b = 0; b < ly->n_blocks; b++) {
-        const block_t *bl = &ly->blocks[b];
-        bool changed;
-        do {
-            changed = false;
-            for (uint32_t i = bl->lo; i < bl->hi; i++) {
-                if (val[head[i]]) continue;
-                uint32_t k = il[i], e = il[i + 1];
-                for (; k < e; k++) {
-                    uint32_t l = lits[k];
-                    if (val[l >> 1] == (l & 1)) break;
-                }
-                if (k == e) {
-                    val[head[i]] = 1;
-                    changed = true;
-                }
-            }
-        } while (changed && bl->cyclic);
-    }
-}
-
-static void pg_state_changed(game_ctx_t *cc)
-{
-    pctx_t *c = (pctx_t *)cc;
-    c->state_done = false;
-    c->legal_done = false;
-}
-
-/* ---- incremental propagation: a proposition that flips updates the
- * satisfied-literal counts of the instances it feeds (AND) and, through
- * them, the satisfied-instance counts of their heads (OR). Changes are
- * processed level by level (levels follow the rule components), so every
- * proposition settles once its inputs have. A cyclic group (recursion
- * such as connectivity in Hex, cyclic among ground propositions) is not
- * counted but recomputed from scratch when one of its inputs changes,
- * because counters would keep a cycle supporting itself after its base is
- * gone. */
-
-static void push_flip(pctx_t *c, uint32_t p, uint8_t v)
-{
-    const pgame_t *g = (const pgame_t *)c->base.g;
-    /* Every change of a proposition passes here: keep the next state. */
-    uint32_t nb = g->bit_of_next_prop[p];
-    if (nb != UINT32_MAX) c->next_bits[nb >> 5] ^= 1u << (nb & 31);
-    XVEC_RESERVE(&c->stack, &c->cap_stack, c->n_stack + 1);
-    c->stack[c->n_stack++] = p << 1 | v;
-}
-
-static void mark_dirty(pctx_t *c, uint32_t b)
-{
-    if (c->dirty[b]) return;
-    c->dirty[b] = 1;
-    c->pending[b >> 6] |= 1ULL << (b & 63);
-}
-
-static void set_prop(pctx_t *c, uint32_t p, uint8_t v)
-{
-    if (c->val[p] == v) return;
-    c->val[p] = v;
-    push_flip(c, p, v);
-}
-
-static void recompute_cyclic(pctx_t *c, uint32_t grp)
-{
-    const pgame_t *g = (const pgame_t *)c->base.g;
-    const uint32_t *list = g->group_inst + g->group_off[grp];
-    uint32_t n = g->group_off[grp + 1] - g->group_off[grp];
-    uint8_t *val = c->val;
-    /* Old values in bit 1, then start from the support outside the group
-     * (orcount counts the acyclic instances) and iterate the group's own. */
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t h = g->inst_head[list[j]];
-        if (!(val[h] & 4)) val[h] = (uint8_t)((val[h] & 1) << 1 | 4);
-    }
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t h = g->inst_head[list[j]];
-        val[h] = (val[h] & ~1u) | (c->orcount[h] > 0);
-    }
-    bool changed;
-    do {
-        changed = false;
-        for (uint32_t j = 0; j < n; j++) {
-            uint32_t i = list[j], h = g->inst_head[i];
-            if (val[h] & 1) continue;
-            uint32_t k = g->inst_lit[i], e = g->inst_lit[i + 1];
-            for (; k < e; k++)
-                if ((val[g->lits[k] >> 1] & 1) == (g->lits[k] & 1)) break;
-            if (k == e) {
-                val[h] |= 1;
-                changed = true;
-            }
-        }
-    } while (changed);
-    /* Each head once (bit 2 marks it): flip the ones that changed. */
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t h = g->inst_head[list[j]];
-        if (!(val[h] & 4)) continue;
-        uint8_t now = val[h] & 1, before = (val[h] >> 1) & 1;
-        val[h] = now;
-        if (now != before) push_flip(c, h, now);
-    }
-}
-
-/* Counter propagation is order-independent on the acyclic part (each flip
- * is applied to the counters exactly once), so flips are processed from a
- * stack as they come; cyclic groups are recomputed once no flip is
- * pending, first group first, and their changes propagate in turn. */
-static void propagate(pctx_t *c)
-{
-    const pgame_t *g = (const pgame_t *)c->base.g;
-    const uint32_t *fan = g->fan, *fan_off = g->fan_off, *meta = g->inst_meta, *head = g->inst_head;
-    uint32_t *count = c->count, *orcount = c->orcount;
-    uint32_t n_words = (g->n_groups + 63) / 64;
-    for (;;) {
-        while (c->n_stack) {
-            uint32_t e = c->stack[--c->n_stack];
-            uint32_t p = e >> 1, v = e & 1;
-            for (uint32_t f = fan_off[p], fe = fan_off[p + 1]; f < fe; f++) {
-                uint32_t i = fan[f] >> 1, m = meta[i];
-                if (m >> 31) { /* an instance of a cyclic group */
-                    uint32_t grp = g->inst_group[i];
-                    if (g->prop_cblock[p] != grp) mark_dirty(c, grp);
-                    continue;
-                }
-                uint32_t n = m & 0x7fffffffu;
-                bool was = count[i] == n;
-                count[i] += v != (fan[f] & 1) ? 1 : (uint32_t)-1;
-                bool now = count[i] == n;
-                if (was == now) continue;
-                uint32_t h = head[i];
-                orcount[h] += now ? 1 : (uint32_t)-1;
-                if (g->prop_cblock[h] != UINT32_MAX) {
-                    mark_dirty(c, g->prop_cblock[h]);
-                    continue;
-                }
-                uint8_t hv = orcount[h] > 0;
-                if (c->val[h] != hv) {
-                    c->val[h] = hv;
-                    push_flip(c, h, hv);
-                }
-            }
-        }
-        uint32_t w = 0;
-        while (w < n_words && !c->pending[w]) w++;
-        if (w == n_words) return;
-        uint32_t b = w * 64 + (uint32_t)__builtin_ctzll(c->pending[w]);
-        c->pending[w] &= ~(1ULL << (b & 63));
-        c->dirty[b] = 0;
-        recompute_cyclic(c, b);
-    }
-}
-
-/* Evaluate everything from the current inputs and set the counters. */
-static void full_eval(pctx_t *c)
-{
-    const pgame_t *g = (const pgame_t *)c->base.g;
-    memset(c->val + g->state_layer.clear_lo, 0, g->state_layer.clear_hi - g->state_layer.clear_lo);
-    run_layer(g, c->val, &g->state_layer);
-    run_layer(g, c->val, &g->move_layer);
-    memset(c->orcount, 0, g->n_props * sizeof *c->orcount);
-    for (uint32_t i = 0; i < g->n_inst; i++) {
-        uint32_t n = 0;
-        for (uint32_t k = g->inst_lit[i]; k < g->inst_lit[i + 1]; k++)
-            n += c->val[g->lits[k] >> 1] != (g->lits[k] & 1);
-        c->count[i] = n;
-        if (!(g->inst_meta[i] >> 31) && n == g->inst_lit[i + 1] - g->inst_lit[i])
-            c->orcount[g->inst_head[i]]++;
-    }
-    for (uint32_t i = 0; i < g->n_next; i++)
-        if (g->next_prop[i] != PROP_TRUE && c->val[g->next_prop[i]])
-            c->next_bits[g->next_bit[i] >> 5] |= 1u << (g->next_bit[i] & 31);
-}
+static void pg_state_changed(game_ctx_t *cc) { ((pctx_t *)cc)->state_done = false; }
 
 static void ensure_state(pctx_t *c)
 {
     if (c->state_done) return;
-    const pgame_t *g = (const pgame_t *)c->base.g;
-    const game_state_t *s = c->base.cur;
-    /* Only the base propositions that differ from the circuit's. */
-    for (uint32_t w = 0; w < g->n_words; w++) {
-        uint32_t diff = s->data[w] ^ c->applied[w];
-        while (diff) {
-            uint32_t b = w * 32 + (uint32_t)__builtin_ctz(diff);
-            diff &= diff - 1;
-            set_prop(c, g->base_prop[b], (s->data[w] >> (b & 31)) & 1);
-        }
-        c->applied[w] = s->data[w];
-    }
-    propagate(c);
+    pn_run_set_state(c->run, c->base.cur->data, !c->played);
+    c->played = false;
     c->state_done = true;
-    c->legal_done = false;
 }
-
 static void pg_initial(game_ctx_t *cc, game_state_t *out)
 {
     const pgame_t *g = (const pgame_t *)cc->g;
@@ -839,25 +450,14 @@ static bool pg_terminal(game_ctx_t *cc)
 {
     pctx_t *c = (pctx_t *)cc;
     ensure_state(c);
-    return c->val[((const pgame_t *)cc->g)->terminal_prop];
+    return pn_run_terminal(c->run);
 }
 
 static uint32_t pg_legal(game_ctx_t *cc, uint32_t role, const move_id_t **moves)
 {
     pctx_t *c = (pctx_t *)cc;
-    const pgame_t *g = (const pgame_t *)cc->g;
     ensure_state(c);
-    if (!c->legal_done) {
-        for (uint32_t r = 0; r < g->base.n_roles; r++) {
-            uint32_t n = 0;
-            for (uint32_t m = 0; m < g->n_moves[r]; m++)
-                if (c->val[g->legal_prop[r][m]]) c->legal[r][n++] = m;
-            c->n_legal[r] = n;
-        }
-        c->legal_done = true;
-    }
-    *moves = c->legal[role];
-    return c->n_legal[role];
+    return pn_run_legal(c->run, role, moves);
 }
 
 static int pg_goal(game_ctx_t *cc, uint32_t role)
@@ -867,7 +467,7 @@ static int pg_goal(game_ctx_t *cc, uint32_t role)
     ensure_state(c);
     int value = GAME_GOAL_NONE;
     for (uint32_t i = 0; i < g->n_goals[role]; i++) {
-        if (!c->val[g->goal_prop[role][i]]) continue;
+        if (!pn_run_goal_holds(c->run, role, i)) continue;
         if (value == GAME_GOAL_NONE) value = g->goal_value[role][i];
         else if (value != g->goal_value[role][i]) return GAME_GOAL_MULTIPLE;
     }
@@ -879,19 +479,10 @@ static void pg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     pctx_t *c = (pctx_t *)cc;
     const pgame_t *g = (const pgame_t *)cc->g;
     ensure_state(c);
-    /* Inputs: exactly the joint move's does propositions (the previous
-     * joint's go off, unless chosen again). */
-    uint32_t nr = g->base.n_roles;
-    for (uint32_t r = 0; r < nr; r++)
-        if (c->last_does[r] != UINT32_MAX) set_prop(c, c->last_does[r], 0);
-    for (uint32_t r = 0; r < nr; r++) {
-        c->last_does[r] = g->does_prop[r][joint[r]];
-        set_prop(c, c->last_does[r], 1);
-    }
-    propagate(c);
     game_state_reserve(out, g->n_words);
     out->n = g->n_words;
-    for (uint32_t w = 0; w < g->n_words; w++) out->data[w] = c->next_bits[w] | g->const_next[w];
+    pn_run_next(c->run, joint, out->data);
+    c->played = out == c->base.cur;
 }
 
 static void pg_state_print(const game_t *gg, const game_state_t *s, FILE *out, bool canonical)
@@ -911,40 +502,14 @@ static game_ctx_t *pg_ctx_new(const game_t *gg)
     const pgame_t *g = (const pgame_t *)gg;
     pctx_t *c = xcalloc(1, sizeof *c);
     game_ctx_base_init(&c->base, gg);
-    c->val = xcalloc(g->n_props, 1);
-    c->val[PROP_TRUE] = 1;
-    c->count = xcalloc(g->n_inst ? g->n_inst : 1, sizeof *c->count);
-    c->orcount = xcalloc(g->n_props, sizeof *c->orcount);
-    uint32_t nl = g->n_groups + 1;
-    c->pending = xcalloc((nl + 63) / 64, sizeof *c->pending);
-    c->dirty = xcalloc(nl, 1);
-    c->applied = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->applied);
-    c->next_bits = xcalloc(g->n_words ? g->n_words : 1, sizeof *c->next_bits);
-    c->last_does = xmalloc((g->base.n_roles ? g->base.n_roles : 1) * sizeof *c->last_does);
-    memset(c->last_does, 0xff, (g->base.n_roles ? g->base.n_roles : 1) * sizeof *c->last_does);
-    full_eval(c);
-    uint32_t n = g->base.n_roles ? g->base.n_roles : 1;
-    c->legal = xcalloc(n, sizeof *c->legal);
-    c->n_legal = xcalloc(n, sizeof *c->n_legal);
-    for (uint32_t r = 0; r < g->base.n_roles; r++) c->legal[r] = xcalloc(g->n_moves[r] ? g->n_moves[r] : 1, sizeof(move_id_t));
+    c->run = pn_run_new(g->circ);
     return &c->base;
 }
 
 static void pg_ctx_free(game_ctx_t *cc)
 {
     pctx_t *c = (pctx_t *)cc;
-    for (uint32_t r = 0; r < cc->g->n_roles; r++) free(c->legal[r]);
-    free(c->legal);
-    free(c->n_legal);
-    free(c->val);
-    free(c->count);
-    free(c->orcount);
-    free(c->stack);
-    free(c->pending);
-    free(c->dirty);
-    free(c->applied);
-    free(c->next_bits);
-    free(c->last_does);
+    pn_run_free(c->run);
     game_ctx_base_free(cc);
     free(c);
 }
@@ -999,21 +564,7 @@ static void pg_destroy(game_t *gg)
     free(g->init_bits);
     free(g->next_prop);
     free(g->next_bit);
-    free(g->bit_of_next_prop);
-    free(g->const_next);
-    free(g->inst_head);
-    free(g->inst_lit);
-    free(g->lits);
-    free(g->blocks);
-    free(g->inst_meta);
-    free(g->inst_group);
-    free(g->group_off);
-    free(g->group_inst);
-    free(g->prop_cblock);
-    free(g->fan_off);
-    free(g->fan);
-    free(g->state_layer.blocks);
-    free(g->move_layer.blocks);
+    pn_circuit_free(g->circ);
     rules_free(g->rules);
     game_base_free(&g->base);
     free(g);

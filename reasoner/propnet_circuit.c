@@ -1,0 +1,1269 @@
+/* propnet_circuit.c - build and run the propnet's optimised circuit (see
+ * propnet_circuit.h for what and why). */
+#include "reasoner/propnet_circuit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+#define NONE UINT32_MAX
+#define LIT_TRUE 0u  /* node 0 is the constant true */
+#define LIT_FALSE 1u /* its negation */
+
+enum { K_TRUE, K_IN, K_AND, K_OR };
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4 }; /* node flags: has outputs, fan-out, several outputs */
+
+/* What a flip of a node touches, packed in 16 bytes for the hot loop. */
+typedef struct pn_node {
+    uint32_t fan;   /* counter edges [fan, fan + n_cnt), then the groups to mark */
+    uint32_t n_cnt;
+    uint32_t grp_fl; /* number of groups << 3 | FL_* */
+    uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
+} pn_node_t;
+
+/* ------------------------------------------------------------ building */
+
+typedef struct bnode {
+    uint8_t kind;
+    uint32_t n, cap;
+    uint32_t *in; /* literals */
+} bnode_t;
+
+typedef struct bld {
+    bnode_t *nd;
+    uint32_t *alias; /* per node: the literal it equals, or NONE */
+    uint32_t n, cap;
+    uint32_t n_aliased; /* aliases made, to detect a fixpoint */
+} bld_t;
+
+static uint32_t b_new(bld_t *b, uint8_t kind)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 1024;
+        b->nd = xreallocarray(b->nd, b->cap, sizeof *b->nd);
+        b->alias = xreallocarray(b->alias, b->cap, sizeof *b->alias);
+    }
+    b->nd[b->n] = (bnode_t){.kind = kind};
+    b->alias[b->n] = NONE;
+    return b->n++;
+}
+
+static void b_add(bld_t *b, uint32_t n, uint32_t lit)
+{
+    bnode_t *x = &b->nd[n];
+    XVEC_RESERVE(&x->in, &x->cap, x->n + 1);
+    x->in[x->n++] = lit;
+}
+
+/* The literal l stands for, following aliases (with path compression). */
+static uint32_t b_res(bld_t *b, uint32_t l)
+{
+    uint32_t r = l;
+    while (b->alias[r >> 1] != NONE) r = b->alias[r >> 1] ^ (r & 1);
+    while (b->alias[l >> 1] != NONE) {
+        uint32_t nx = b->alias[l >> 1] ^ (l & 1);
+        b->alias[l >> 1] = r ^ (l & 1);
+        l = nx;
+    }
+    return r;
+}
+
+static void b_set_alias(bld_t *b, uint32_t n, uint32_t lit)
+{
+    b->alias[n] = lit;
+    b->nd[n].n = 0;
+    b->n_aliased++;
+}
+
+static void sort_u32(uint32_t *a, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t v = a[i], j = i;
+        while (j && a[j - 1] > v) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Resolve the inputs of gate n, fold constants, drop duplicates, and make
+ * it a wire (alias) when one input is left. Self-loops take the least
+ * fixpoint (GDL's semantics): h = h or x is x, h = h and x is false. */
+static void b_simplify(bld_t *b, uint32_t n)
+{
+    bnode_t *x = &b->nd[n];
+    if (b->alias[n] != NONE || (x->kind != K_AND && x->kind != K_OR)) return;
+    uint32_t absorb = x->kind == K_AND ? LIT_FALSE : LIT_TRUE, ident = absorb ^ 1;
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < x->n; j++) {
+        uint32_t l = b_res(b, x->in[j]);
+        if (l == ident) continue;
+        if (l == absorb) {
+            b_set_alias(b, n, absorb);
+            return;
+        }
+        if (l == n << 1) {
+            if (x->kind == K_OR) continue;
+            b_set_alias(b, n, LIT_FALSE);
+            return;
+        }
+        x->in[k++] = l;
+    }
+    if (k < 16) sort_u32(x->in, k);
+    else qsort(x->in, k, sizeof *x->in, cmp_u32);
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        if (m && x->in[m - 1] == x->in[j]) continue;
+        if (m && x->in[m - 1] == (x->in[j] ^ 1)) {
+            b_set_alias(b, n, absorb);
+            return;
+        }
+        x->in[m++] = x->in[j];
+    }
+    x->n = m;
+    if (m == 0) b_set_alias(b, n, ident);
+    else if (m == 1) b_set_alias(b, n, x->in[0]);
+}
+
+/* Nodes in depth-first post-order over their inputs (inputs first), so
+ * that one pass of simplification mostly sees settled inputs. */
+static uint32_t *b_postorder(bld_t *b)
+{
+    uint32_t n = b->n, k = 0, top = 0;
+    uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
+    uint32_t *sv = xmalloc((n ? n : 1) * sizeof *sv), *se = xmalloc((n ? n : 1) * sizeof *se);
+    uint8_t *seen = xcalloc(n ? n : 1, 1);
+    for (uint32_t root = 0; root < n; root++) {
+        if (seen[root]) continue;
+        seen[root] = 1;
+        sv[top] = root;
+        se[top++] = 0;
+        while (top) {
+            uint32_t u = sv[top - 1];
+            if (se[top - 1] < b->nd[u].n) {
+                uint32_t w = b->nd[u].in[se[top - 1]++] >> 1;
+                if (!seen[w]) {
+                    seen[w] = 1;
+                    sv[top] = w;
+                    se[top++] = 0;
+                }
+                continue;
+            }
+            order[k++] = u;
+            top--;
+        }
+    }
+    free(sv);
+    free(se);
+    free(seen);
+    return order;
+}
+
+static uint64_t gate_hash(const bnode_t *x)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL * (x->kind + 1);
+    for (uint32_t j = 0; j < x->n; j++) {
+        h ^= x->in[j];
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 32);
+}
+
+/* Simplify every gate and merge gates with equal inputs, until nothing
+ * changes (a bounded number of passes; each is linear). */
+static void b_simplify_all(bld_t *b)
+{
+    for (int pass = 0; pass < 20; pass++) {
+        uint32_t before = b->n_aliased;
+        uint32_t *order = b_postorder(b);
+        uint32_t cap = 1;
+        while (cap < 2 * b->n) cap *= 2;
+        uint32_t *tab = xmalloc(cap * sizeof *tab);
+        memset(tab, 0xff, cap * sizeof *tab);
+        for (uint32_t k = 0; k < b->n; k++) {
+            uint32_t u = order[k];
+            b_simplify(b, u);
+            bnode_t *x = &b->nd[u];
+            if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
+            uint32_t j = (uint32_t)gate_hash(x) & (cap - 1);
+            for (; tab[j] != NONE; j = (j + 1) & (cap - 1)) {
+                const bnode_t *y = &b->nd[tab[j]];
+                if (b->alias[tab[j]] == NONE && y->kind == x->kind && y->n == x->n &&
+                    !memcmp(y->in, x->in, x->n * sizeof *x->in))
+                    break;
+            }
+            if (tab[j] != NONE) b_set_alias(b, u, tab[j] << 1);
+            else tab[j] = u;
+        }
+        free(tab);
+        free(order);
+        if (b->n_aliased == before) break;
+    }
+}
+
+/* References to each node from live gates' inputs and from the outputs. */
+static uint32_t *b_refcounts(bld_t *b, const uint32_t *outs, uint32_t n_outs)
+{
+    uint32_t *ref = xcalloc(b->n ? b->n : 1, sizeof *ref);
+    for (uint32_t u = 0; u < b->n; u++) {
+        if (b->alias[u] != NONE) continue;
+        for (uint32_t j = 0; j < b->nd[u].n; j++) ref[b_res(b, b->nd[u].in[j]) >> 1]++;
+    }
+    for (uint32_t k = 0; k < n_outs; k++) ref[b_res(b, outs[k]) >> 1]++;
+    return ref;
+}
+
+/* Factor a literal shared by several instances of an OR out of them:
+ * h = (L and a1) or (L and a2) or ... or rest becomes h = (L and Y) or rest
+ * with Y = a1 or a2 or ... Each instance loses a fan-in from L; the frame
+ * rules of board games ("c stays if true(c) and some move leaves it")
+ * collapse from cells x moves gates to cells + moves. Only instances that
+ * no one else reads are changed in place. */
+static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
+{
+    uint32_t *ref = b_refcounts(b, outs, n_outs);
+    uint32_t cap_ref = b->n;
+    uint32_t *freq = xcalloc(2 * (size_t)b->n + 2, sizeof *freq);
+    uint32_t cap_freq = 2 * b->n + 2;
+    uint32_t *touched = NULL, n_touched = 0, cap_touched = 0;
+    uint32_t *work = NULL, n_work = 0, cap_work = 0;
+    for (uint32_t u = 0; u < b->n; u++)
+        if (b->alias[u] == NONE && b->nd[u].kind == K_OR) {
+            XVEC_RESERVE(&work, &cap_work, n_work + 1);
+            work[n_work++] = u;
+        }
+    for (uint32_t wi = 0; wi < n_work; wi++) {
+        uint32_t h = work[wi];
+        for (;;) {
+            bnode_t *x = &b->nd[h];
+            if (x->n < 3) break;
+            n_touched = 0;
+            for (uint32_t j = 0; j < x->n; j++) {
+                uint32_t l = x->in[j], c = l >> 1;
+                bool own = !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && ref[c] == 1;
+                uint32_t nl = own ? b->nd[c].n : 1;
+                for (uint32_t k = 0; k < nl; k++) {
+                    uint32_t L = own ? b->nd[c].in[k] : l;
+                    if (L >= cap_freq) continue;
+                    if (!freq[L]++) {
+                        XVEC_RESERVE(&touched, &cap_touched, n_touched + 1);
+                        touched[n_touched++] = L;
+                    }
+                }
+            }
+            uint32_t best = NONE, bf = 0;
+            for (uint32_t k = 0; k < n_touched; k++) {
+                uint32_t L = touched[k];
+                if (freq[L] > bf || (freq[L] == bf && L < best)) {
+                    bf = freq[L];
+                    best = L;
+                }
+                freq[L] = 0;
+            }
+            if (bf < 3) break;
+            uint32_t y = b_new(b, K_OR), z = b_new(b, K_AND);
+            x = &b->nd[h]; /* b_new may move the nodes */
+            uint32_t keep = 0;
+            for (uint32_t j = 0; j < x->n; j++) {
+                uint32_t l = x->in[j], c = l >> 1;
+                bool own = !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && ref[c] == 1;
+                bool has = false;
+                if (own) {
+                    bnode_t *a = &b->nd[c];
+                    uint32_t m = 0;
+                    for (uint32_t k = 0; k < a->n; k++) {
+                        if (a->in[k] == best) has = true;
+                        else a->in[m++] = a->in[k];
+                    }
+                    a->n = m;
+                    if (has) b_add(b, y, l);
+                } else if (l == best) {
+                    has = true;
+                    b_add(b, y, LIT_TRUE);
+                }
+                x = &b->nd[h];
+                if (!has) x->in[keep++] = l;
+            }
+            x->n = keep;
+            b_add(b, z, best);
+            b_add(b, z, y << 1);
+            b_add(b, h, z << 1);
+            if (b->n > cap_ref) {
+                uint32_t nc = b->cap;
+                ref = xreallocarray(ref, nc, sizeof *ref);
+                memset(ref + cap_ref, 0, (nc - cap_ref) * sizeof *ref);
+                cap_ref = nc;
+            }
+            ref[y] = ref[z] = 1;
+            XVEC_RESERVE(&work, &cap_work, n_work + 1);
+            work[n_work++] = y;
+        }
+    }
+    free(work);
+    free(touched);
+    free(freq);
+    free(ref);
+}
+
+/* The literals a gate's every instance shares (for legal gating): an AND's
+ * inputs, or the inputs common to every AND of an OR. Returns a malloc'd
+ * sorted list (count in *n), or NULL. */
+static uint32_t *b_common(bld_t *b, uint32_t lit, uint32_t *n)
+{
+    *n = 0;
+    if (lit & 1) return NULL;
+    const bnode_t *x = &b->nd[lit >> 1];
+    if (b->alias[lit >> 1] != NONE) return NULL;
+    if (x->kind == K_AND) {
+        uint32_t *r = xmalloc((x->n ? x->n : 1) * sizeof *r);
+        memcpy(r, x->in, x->n * sizeof *r);
+        *n = x->n;
+        return r;
+    }
+    if (x->kind != K_OR || !x->n) return NULL;
+    uint32_t *r = NULL, nr = 0;
+    for (uint32_t j = 0; j < x->n; j++) {
+        uint32_t l = x->in[j];
+        const bnode_t *a = &b->nd[l >> 1];
+        if ((l & 1) || b->alias[l >> 1] != NONE || a->kind != K_AND) {
+            free(r);
+            return NULL;
+        }
+        if (!j) {
+            r = xmalloc((a->n ? a->n : 1) * sizeof *r);
+            memcpy(r, a->in, a->n * sizeof *r);
+            nr = a->n;
+            continue;
+        }
+        uint32_t m = 0, p = 0;
+        for (uint32_t k = 0; k < nr; k++) {
+            while (p < a->n && a->in[p] < r[k]) p++;
+            if (p < a->n && a->in[p] == r[k]) r[m++] = r[k];
+        }
+        nr = m;
+    }
+    *n = nr;
+    return r;
+}
+
+/* A copy of an AND's inputs without literal g, as a new gate. */
+static uint32_t b_and_without(bld_t *b, uint32_t and_node, uint32_t g)
+{
+    uint32_t a = b_new(b, K_AND);
+    for (uint32_t k = 0; k < b->nd[and_node].n; k++) {
+        uint32_t l = b->nd[and_node].in[k];
+        if (l != g) b_add(b, a, l);
+    }
+    return a;
+}
+
+/* --------------------------------------------------------------- circuit */
+
+struct pn_circuit {
+    uint32_t n_nodes;
+    uint8_t *kind;
+    uint32_t *in_off, *in;       /* inputs of each gate (new literals) */
+    uint32_t *fan_off, *grp_off, *int_off, *fan;
+    uint32_t *group;             /* per node: its cyclic group or NONE */
+    uint8_t *in_u;               /* per node: a does input of the universe */
+    uint8_t *lazy;               /* per node: read by goals only, evaluated on demand */
+    uint32_t *lazy_list, n_lazy, cap_lazy;
+    uint32_t n_ugates, *ugates;  /* universe gates */
+    uint32_t n_groups, *group_lo, *group_hi;
+    uint8_t *has_out;            /* FL_* */
+    pn_node_t *node;
+    uint32_t *mouts;
+    uint32_t *out_off, *outs;    /* index << 2 | OUT_* */
+    uint32_t n_base, n_words;
+    uint32_t *base_node;         /* per state bit, or NONE */
+    uint32_t n_roles;
+    uint32_t *n_moves, **does_node;
+    uint32_t *lw_off, n_lwords;  /* legal bitset words per role */
+    uint32_t *gate;              /* per role: gate literal, or NONE */
+    uint32_t **legal_lit;
+    uint8_t **legal_gated;
+    uint32_t n_next, *next_lit, *next_bit;
+    uint32_t terminal_lit;
+    uint32_t *n_goals, **goal_lit;
+    size_t n_gates, n_edges;
+};
+
+pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
+{
+    bld_t b = {0};
+    uint32_t np = raw->n_props;
+    for (uint32_t p = 0; p < np; p++) b_new(&b, p == 0 ? K_TRUE : raw->is_input[p] ? K_IN : K_OR);
+    b.alias[1] = LIT_FALSE;
+    b.nd[1].kind = K_TRUE;
+    for (uint32_t i = 0; i < raw->n_inst; i++) {
+        uint32_t a = b_new(&b, K_AND);
+        for (uint32_t k = raw->inst_lit[i]; k < raw->inst_lit[i + 1]; k++) b_add(&b, a, raw->lits[k]);
+        b_add(&b, raw->inst_head[i], a << 1);
+    }
+    uint32_t nr = raw->n_roles;
+    /* Output literals, gathered in one array (refcounts, liveness). */
+    uint32_t n_outs = 1 + raw->n_next + nr;
+    for (uint32_t r = 0; r < nr; r++) n_outs += raw->n_moves[r] + raw->n_goals[r];
+    uint32_t *outs = xmalloc(n_outs * sizeof *outs), k = 0;
+    outs[k++] = raw->terminal_prop << 1;
+    for (uint32_t i = 0; i < raw->n_next; i++) outs[k++] = raw->next_prop[i] << 1;
+    uint32_t legal_at = k;
+    for (uint32_t r = 0; r < nr; r++)
+        for (uint32_t m = 0; m < raw->n_moves[r]; m++) outs[k++] = raw->legal_prop[r][m] << 1;
+    for (uint32_t r = 0; r < nr; r++)
+        for (uint32_t j = 0; j < raw->n_goals[r]; j++) outs[k++] = raw->goal_prop[r][j] << 1;
+    uint32_t gate_at = k;
+    for (uint32_t r = 0; r < nr; r++) outs[k++] = LIT_TRUE;
+
+    b_simplify_all(&b);
+
+    /* Legal gating: per role, the literal most legal moves share. */
+    uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
+    {
+        uint32_t at = legal_at;
+        for (uint32_t r = 0; r < nr; r++) {
+            /* Sized now: gating an earlier role made nodes. */
+            uint32_t *freq = xcalloc(2 * (size_t)b.n, sizeof *freq);
+            uint32_t nm = raw->n_moves[r], best = NONE, bf = 0;
+            for (uint32_t m = 0; m < nm; m++) {
+                uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
+                for (uint32_t j = 0; j < nc; j++) freq[c[j]]++;
+                free(c);
+            }
+            for (uint32_t m = 0; m < nm; m++) {
+                uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
+                for (uint32_t j = 0; j < nc; j++) {
+                    if (freq[c[j]] > bf || (freq[c[j]] == bf && c[j] < best)) {
+                        bf = freq[c[j]];
+                        best = c[j];
+                    }
+                }
+                free(c);
+            }
+            for (uint32_t m = 0; m < nm; m++) {
+                uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
+                for (uint32_t j = 0; j < nc; j++) freq[c[j]] = 0;
+                free(c);
+            }
+            free(freq);
+            if (bf >= 2) {
+                outs[gate_at + r] = best;
+                has_gate[r] = 1;
+                for (uint32_t m = 0; m < nm; m++) {
+                    uint32_t l = b_res(&b, outs[at + m]), nc, *c = b_common(&b, l, &nc);
+                    bool has = false;
+                    for (uint32_t j = 0; j < nc; j++) has |= c[j] == best;
+                    free(c);
+                    if (!has) continue;
+                    uint32_t x;
+                    if (b.nd[l >> 1].kind == K_AND) {
+                        x = b_and_without(&b, l >> 1, best);
+                    } else {
+                        x = b_new(&b, K_OR);
+                        for (uint32_t j = 0; j < b.nd[l >> 1].n; j++)
+                            b_add(&b, x, b_and_without(&b, b.nd[l >> 1].in[j] >> 1, best) << 1);
+                    }
+                    /* The legal gate itself becomes gate and x, for the
+                     * rules that read legal (Checkers' "has a legal move"):
+                     * factoring then takes the gate out of their ORs. */
+                    bnode_t *ln = &b.nd[l >> 1];
+                    ln->kind = K_AND;
+                    ln->n = 0;
+                    b_add(&b, l >> 1, best);
+                    b_add(&b, l >> 1, x << 1);
+                    outs[at + m] = x << 1;
+                    gated[at + m] = 1;
+                }
+            }
+            at += nm;
+        }
+    }
+    b_factor(&b, outs, n_outs);
+    b_simplify_all(&b);
+    for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
+
+    /* Live nodes: those an output reads, plus the inputs. The ones that
+     * only goals read (Reversi's disc count) are "lazy": playouts need
+     * goals at the end only, so they are evaluated when asked, not kept
+     * up to date at every step. live: 1 core, 2 lazy. */
+    uint32_t n = b.n, goal_lo = legal_at;
+    for (uint32_t r = 0; r < nr; r++) goal_lo += raw->n_moves[r];
+    uint8_t *live = xcalloc(n, 1);
+    uint32_t *st = xmalloc(n * sizeof *st), sp = 0;
+    live[0] = 1;
+    for (uint32_t p = 0; p < np; p++)
+        if (b.nd[p].kind == K_IN) live[p] = 1;
+    for (uint8_t mark = 1; mark <= 2; mark++) {
+        for (uint32_t j = 0; j < n_outs; j++) {
+            bool goal = j >= goal_lo && j < gate_at;
+            if (goal != (mark == 2) || live[outs[j] >> 1]) continue;
+            live[outs[j] >> 1] = mark;
+            st[sp++] = outs[j] >> 1;
+        }
+        while (sp) {
+            uint32_t u = st[--sp];
+            for (uint32_t j = 0; j < b.nd[u].n; j++) {
+                uint32_t w = (b.nd[u].in[j] = b_res(&b, b.nd[u].in[j])) >> 1;
+                if (!live[w]) {
+                    live[w] = mark;
+                    st[sp++] = w;
+                }
+            }
+        }
+    }
+
+    /* Tarjan over live nodes, edges to inputs: components complete inputs
+     * first, which is the evaluation order; node 0 (true) comes first. */
+    uint32_t *idx = xmalloc(n * sizeof *idx), *low = xmalloc(n * sizeof *low);
+    uint32_t *cv = xmalloc(n * sizeof *cv), *ce = xmalloc(n * sizeof *ce);
+    uint8_t *on = xcalloc(n, 1);
+    uint32_t *newid = xmalloc(n * sizeof *newid), *old_of = xmalloc(n * sizeof *old_of);
+    uint32_t *comp_of = xmalloc(n * sizeof *comp_of);
+    memset(idx, 0xff, n * sizeof *idx);
+    memset(newid, 0xff, n * sizeof *newid);
+    uint32_t nxt = 0, nn = 0, n_comp = 0;
+    sp = 0;
+    for (uint32_t root = 0; root < n; root++) {
+        if (!live[root] || idx[root] != NONE) continue;
+        uint32_t top = 0;
+        cv[top] = root;
+        ce[top++] = 0;
+        idx[root] = low[root] = nxt++;
+        st[sp++] = root;
+        on[root] = 1;
+        while (top) {
+            uint32_t u = cv[top - 1];
+            if (ce[top - 1] < b.nd[u].n) {
+                uint32_t w = b.nd[u].in[ce[top - 1]++] >> 1;
+                if (idx[w] == NONE) {
+                    idx[w] = low[w] = nxt++;
+                    st[sp++] = w;
+                    on[w] = 1;
+                    cv[top] = w;
+                    ce[top++] = 0;
+                } else if (on[w] && idx[w] < low[u]) {
+                    low[u] = idx[w];
+                }
+                continue;
+            }
+            if (low[u] == idx[u]) {
+                uint32_t w;
+                uint32_t first = nn;
+                do {
+                    w = st[--sp];
+                    on[w] = 0;
+                    comp_of[nn] = n_comp;
+                    newid[w] = nn;
+                    old_of[nn++] = w;
+                } while (w != u);
+                (void)first;
+                n_comp++;
+            }
+            top--;
+            if (top && low[u] < low[cv[top - 1]]) low[cv[top - 1]] = low[u];
+        }
+    }
+    free(idx);
+    free(low);
+    free(cv);
+    free(ce);
+    free(on);
+
+    pn_circuit_t *c = xcalloc(1, sizeof *c);
+    c->n_nodes = nn;
+    c->kind = xmalloc(nn);
+    c->in_off = xcalloc(nn + 1, sizeof *c->in_off);
+    c->group = xmalloc(nn * sizeof *c->group);
+    c->lazy = xmalloc(nn ? nn : 1);
+    for (uint32_t v = 0; v < nn; v++) {
+        c->lazy[v] = live[old_of[v]] == 2;
+        if (c->lazy[v]) {
+            XVEC_RESERVE(&c->lazy_list, &c->cap_lazy, c->n_lazy + 1);
+            c->lazy_list[c->n_lazy++] = v;
+        }
+        c->kind[v] = b.nd[old_of[v]].kind;
+        c->in_off[v + 1] = c->in_off[v] + b.nd[old_of[v]].n;
+    }
+    c->in = xmalloc((c->in_off[nn] ? c->in_off[nn] : 1) * sizeof *c->in);
+    for (uint32_t v = 0; v < nn; v++) {
+        const bnode_t *x = &b.nd[old_of[v]];
+        for (uint32_t j = 0; j < x->n; j++) c->in[c->in_off[v] + j] = newid[x->in[j] >> 1] << 1 | (x->in[j] & 1);
+    }
+    /* Cyclic groups: components of several nodes, or one that reads itself. */
+    c->group_lo = NULL;
+    uint32_t cap_g = 0;
+    for (uint32_t v = 0; v < nn;) {
+        uint32_t e = v;
+        while (e < nn && comp_of[e] == comp_of[v]) e++;
+        bool cyc = e - v > 1;
+        for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1] && !cyc; j++) cyc = c->in[j] >> 1 == v;
+        for (uint32_t u = v; u < e; u++) c->group[u] = cyc ? c->n_groups : NONE;
+        if (cyc) {
+            XVEC_RESERVE(&c->group_lo, &cap_g, c->n_groups + 1);
+            c->group_lo[c->n_groups++] = v;
+        }
+        v = e;
+    }
+    c->group_hi = xmalloc((c->n_groups ? c->n_groups : 1) * sizeof *c->group_hi);
+    for (uint32_t gi = 0; gi < c->n_groups; gi++) {
+        uint32_t v = c->group_lo[gi];
+        while (v < nn && c->group[v] == gi) v++;
+        c->group_hi[gi] = v;
+    }
+    free(comp_of);
+    /* Universe gates: an OR that reads does inputs only (the frame rules'
+     * "some move that leaves c alone") counts the moves played in the
+     * universe U (every does input such ORs read) minus those played in
+     * its exceptions U \ inputs, when those are fewer than its inputs. A
+     * joint move that keeps the number of moves played in U (one role
+     * moves, the other waits) then touches only the exceptions of the
+     * moves that changed, not every gate that each move feeds. */
+    c->in_u = xcalloc(nn, 1);
+    uint8_t *is_does = xcalloc(nn, 1), *ugate = xcalloc(nn, 1), *mark = xcalloc(nn, 1);
+    for (uint32_t r = 0; r < nr; r++)
+        for (uint32_t m = 0; m < raw->n_moves[r]; m++) is_does[newid[raw->does_prop[r][m]]] = 1;
+    uint32_t *u_list = NULL, n_u = 0, cap_u = 0;
+    for (uint32_t pass = 0; pass < 2; pass++)
+        for (uint32_t v = 0; v < nn; v++) {
+            if (c->group[v] != NONE || c->kind[v] != K_OR) continue;
+            bool all = true;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1] && all; j++)
+                all = !(c->in[j] & 1) && is_does[c->in[j] >> 1];
+            if (!all) continue;
+            if (pass == 0) {
+                for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++)
+                    if (!c->in_u[c->in[j] >> 1]) {
+                        c->in_u[c->in[j] >> 1] = 1;
+                        XVEC_RESERVE(&u_list, &cap_u, n_u + 1);
+                        u_list[n_u++] = c->in[j] >> 1;
+                    }
+            } else if (2 * (c->in_off[v + 1] - c->in_off[v]) > n_u + 2) {
+                ugate[v] = 1;
+                c->n_ugates++;
+            }
+        }
+    c->ugates = xmalloc((c->n_ugates ? c->n_ugates : 1) * sizeof *c->ugates);
+    uint32_t *exc_off = xcalloc(nn + 1, sizeof *exc_off), *exc = NULL, n_exc = 0, cap_exc = 0;
+    c->n_ugates = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        if (ugate[v]) {
+            c->ugates[c->n_ugates++] = v;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) mark[c->in[j] >> 1] = 1;
+            for (uint32_t k2 = 0; k2 < n_u; k2++)
+                if (!mark[u_list[k2]]) {
+                    XVEC_RESERVE(&exc, &cap_exc, n_exc + 1);
+                    exc[n_exc++] = u_list[k2] << 1 | 1;
+                }
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) mark[c->in[j] >> 1] = 0;
+        }
+        exc_off[v + 1] = n_exc;
+    }
+    free(u_list);
+    free(is_does);
+    free(mark);
+    /* The literals whose flips a gate counts: its inputs, or for a universe
+     * gate its exceptions (negated: playing one counts down). */
+#define CIN_LO(v) (ugate[v] ? exc_off[v] : c->in_off[v])
+#define CIN_HI(v) (ugate[v] ? exc_off[(v) + 1] : c->in_off[(v) + 1])
+#define CIN(v, j) (ugate[v] ? exc[j] : c->in[j])
+    /* Fan-outs: counter edges, then cyclic groups to mark, then edges
+     * inside the node's own group. */
+    uint32_t *cnt_e = xcalloc(nn + 1, sizeof *cnt_e), *cnt_g = xcalloc(nn + 1, sizeof *cnt_g),
+             *cnt_i = xcalloc(nn + 1, sizeof *cnt_i);
+    for (uint32_t v = 0; v < nn; v++)
+        for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
+            uint32_t p = CIN(v, j) >> 1;
+            if (c->lazy[v] && (c->group[v] == NONE || c->group[v] != c->group[p])) continue;
+            if (c->group[v] == NONE) cnt_e[p]++;
+            else if (c->group[v] == c->group[p]) cnt_i[p]++;
+            else cnt_g[p]++;
+        }
+    c->fan_off = xmalloc((nn + 1) * sizeof *c->fan_off);
+    c->grp_off = xmalloc((nn + 1) * sizeof *c->grp_off);
+    c->int_off = xmalloc((nn + 1) * sizeof *c->int_off);
+    uint32_t tot = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        c->fan_off[v] = tot;
+        c->grp_off[v] = tot + cnt_e[v];
+        c->int_off[v] = c->grp_off[v] + cnt_g[v];
+        tot = c->int_off[v] + cnt_i[v];
+    }
+    c->fan_off[nn] = tot;
+    c->fan = xmalloc((tot ? tot : 1) * sizeof *c->fan);
+    memset(cnt_e, 0, (nn + 1) * sizeof *cnt_e);
+    memset(cnt_g, 0, (nn + 1) * sizeof *cnt_g);
+    memset(cnt_i, 0, (nn + 1) * sizeof *cnt_i);
+    for (uint32_t v = 0; v < nn; v++)
+        for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
+            uint32_t l = CIN(v, j), p = l >> 1;
+            if (c->lazy[v] && (c->group[v] == NONE || c->group[v] != c->group[p])) continue;
+            if (c->group[v] == NONE) {
+                c->fan[c->fan_off[p] + cnt_e[p]++] = v << 1 | (l & 1);
+            } else if (c->group[v] == c->group[p]) {
+                c->fan[c->int_off[p] + cnt_i[p]++] = v;
+            } else {
+                uint32_t *gl = c->fan + c->grp_off[p];
+                bool dup = false;
+                for (uint32_t q = 0; q < cnt_g[p] && !dup; q++) dup = gl[q] == c->group[v];
+                if (!dup) gl[cnt_g[p]++] = c->group[v];
+            }
+        }
+    /* Compact the group lists (duplicates were skipped). */
+    {
+        uint32_t w = 0;
+        for (uint32_t v = 0; v < nn; v++) {
+            uint32_t a = c->fan_off[v], ng = cnt_g[v], ni = c->fan_off[v + 1] - c->int_off[v];
+            uint32_t ne = c->grp_off[v] - a, gs = c->grp_off[v], is = c->int_off[v];
+            c->fan_off[v] = w;
+            memmove(c->fan + w, c->fan + a, ne * sizeof *c->fan);
+            w += ne;
+            c->grp_off[v] = w;
+            memmove(c->fan + w, c->fan + gs, ng * sizeof *c->fan);
+            w += ng;
+            c->int_off[v] = w;
+            memmove(c->fan + w, c->fan + is, ni * sizeof *c->fan);
+            w += ni;
+        }
+        c->fan_off[nn] = w;
+    }
+    free(cnt_e);
+    free(cnt_g);
+    free(cnt_i);
+#undef CIN_LO
+#undef CIN_HI
+#undef CIN
+    free(exc_off);
+    free(exc);
+    free(ugate);
+    for (uint32_t v = 0; v < nn; v++) c->n_gates += c->kind[v] == K_AND || c->kind[v] == K_OR;
+    c->n_edges = c->fan_off[nn];
+
+    /* Inputs and outputs in new ids. */
+#define NEWLIT(l) (newid[(l) >> 1] << 1 | ((l) & 1))
+    c->n_base = raw->n_base;
+    c->n_words = raw->n_words;
+    c->base_node = xmalloc((raw->n_base ? raw->n_base : 1) * sizeof *c->base_node);
+    for (uint32_t bt = 0; bt < raw->n_base; bt++) {
+        c->base_node[bt] = newid[raw->base_prop[bt]];
+    }
+    c->n_roles = nr;
+    uint32_t nrr = nr ? nr : 1;
+    c->n_moves = xcalloc(nrr, sizeof *c->n_moves);
+    c->does_node = xcalloc(nrr, sizeof *c->does_node);
+    c->legal_lit = xcalloc(nrr, sizeof *c->legal_lit);
+    c->legal_gated = xcalloc(nrr, sizeof *c->legal_gated);
+    c->lw_off = xcalloc(nrr + 1, sizeof *c->lw_off);
+    c->gate = xmalloc(nrr * sizeof *c->gate);
+    c->n_goals = xcalloc(nrr, sizeof *c->n_goals);
+    c->goal_lit = xcalloc(nrr, sizeof *c->goal_lit);
+    uint32_t at = legal_at, gat = legal_at;
+    for (uint32_t r = 0; r < nr; r++) gat += raw->n_moves[r];
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t nm = raw->n_moves[r];
+        c->n_moves[r] = nm;
+        c->does_node[r] = xmalloc((nm ? nm : 1) * sizeof **c->does_node);
+        c->legal_lit[r] = xmalloc((nm ? nm : 1) * sizeof **c->legal_lit);
+        c->legal_gated[r] = xmalloc(nm ? nm : 1);
+        for (uint32_t m = 0; m < nm; m++) {
+            c->does_node[r][m] = newid[raw->does_prop[r][m]];
+            c->legal_lit[r][m] = NEWLIT(outs[at + m]);
+            c->legal_gated[r][m] = gated[at + m];
+        }
+        at += nm;
+        c->lw_off[r + 1] = c->lw_off[r] + (nm + 31) / 32;
+        c->gate[r] = has_gate[r] ? NEWLIT(outs[gate_at + r]) : NONE;
+        c->n_goals[r] = raw->n_goals[r];
+        c->goal_lit[r] = xmalloc((raw->n_goals[r] ? raw->n_goals[r] : 1) * sizeof **c->goal_lit);
+        for (uint32_t j = 0; j < raw->n_goals[r]; j++, gat++) c->goal_lit[r][j] = NEWLIT(outs[gat]);
+    }
+    c->n_lwords = c->lw_off[nr];
+    c->n_next = raw->n_next;
+    c->next_lit = xmalloc((raw->n_next ? raw->n_next : 1) * sizeof *c->next_lit);
+    c->next_bit = xmalloc((raw->n_next ? raw->n_next : 1) * sizeof *c->next_bit);
+    for (uint32_t i = 0; i < raw->n_next; i++) {
+        c->next_lit[i] = NEWLIT(outs[1 + i]);
+        c->next_bit[i] = raw->next_bit[i];
+    }
+    c->terminal_lit = NEWLIT(outs[0]);
+#undef NEWLIT
+    /* Output toggles per node. */
+    c->has_out = xcalloc(nn, 1);
+    c->out_off = xcalloc(nn + 1, sizeof *c->out_off);
+    for (uint32_t i = 0; i < c->n_next; i++) c->out_off[(c->next_lit[i] >> 1) + 1]++;
+    for (uint32_t r = 0; r < nr; r++)
+        for (uint32_t m = 0; m < c->n_moves[r]; m++) c->out_off[(c->legal_lit[r][m] >> 1) + 1]++;
+    for (uint32_t v = 0; v < nn; v++) c->out_off[v + 1] += c->out_off[v];
+    c->outs = xmalloc((c->out_off[nn] ? c->out_off[nn] : 1) * sizeof *c->outs);
+    uint32_t *fill = xmalloc((nn + 1) * sizeof *fill);
+    memcpy(fill, c->out_off, (nn + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = c->next_bit[i];
+    for (uint32_t r = 0; r < nr; r++)
+        for (uint32_t m = 0; m < c->n_moves[r]; m++)
+            c->outs[fill[c->legal_lit[r][m] >> 1]++] =
+                (c->n_words + (c->legal_gated[r][m] ? c->n_lwords : 0) + c->lw_off[r]) * 32 + m;
+    free(fill);
+    for (uint32_t v = 0; v < nn; v++)
+        c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
+                                  (c->fan_off[v] != c->int_off[v] ? FL_FAN : 0));
+    c->node = xmalloc((nn ? nn : 1) * sizeof *c->node);
+    uint32_t n_m = 0;
+    for (uint32_t v = 0; v < nn; v++)
+        if (c->out_off[v + 1] - c->out_off[v] > 1) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
+    c->mouts = xmalloc((n_m ? n_m : 1) * sizeof *c->mouts);
+    n_m = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        pn_node_t *d = &c->node[v];
+        uint32_t no = c->out_off[v + 1] - c->out_off[v], fl = c->has_out[v];
+        d->fan = c->fan_off[v];
+        d->n_cnt = c->grp_off[v] - c->fan_off[v];
+        d->out = no ? c->outs[c->out_off[v]] : 0;
+        if (no > 1) {
+            fl |= FL_MULTI;
+            d->out = n_m;
+            c->mouts[n_m++] = no;
+            for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
+        }
+        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << 3 | fl;
+    }
+
+    free(newid);
+    free(old_of);
+    free(st);
+    free(live);
+    free(gated);
+    free(has_gate);
+    free(outs);
+    for (uint32_t u = 0; u < b.n; u++) free(b.nd[u].in);
+    free(b.nd);
+    free(b.alias);
+    return c;
+}
+
+void pn_circuit_size(const pn_circuit_t *c, size_t *gates, size_t *edges)
+{
+    *gates = c->n_gates;
+    *edges = c->n_edges;
+}
+
+void pn_circuit_free(pn_circuit_t *c)
+{
+    if (!c) return;
+    for (uint32_t r = 0; r < c->n_roles; r++) {
+        free(c->does_node[r]);
+        free(c->legal_lit[r]);
+        free(c->legal_gated[r]);
+        free(c->goal_lit[r]);
+    }
+    free(c->does_node);
+    free(c->legal_lit);
+    free(c->legal_gated);
+    free(c->goal_lit);
+    free(c->n_goals);
+    free(c->n_moves);
+    free(c->lw_off);
+    free(c->gate);
+    free(c->next_lit);
+    free(c->next_bit);
+    free(c->base_node);
+    free(c->has_out);
+    free(c->node);
+    free(c->mouts);
+    free(c->out_off);
+    free(c->outs);
+    free(c->kind);
+    free(c->in_off);
+    free(c->in);
+    free(c->fan_off);
+    free(c->grp_off);
+    free(c->int_off);
+    free(c->fan);
+    free(c->group);
+    free(c->in_u);
+    free(c->lazy);
+    free(c->lazy_list);
+    free(c->ugates);
+    free(c->group_lo);
+    free(c->group_hi);
+    free(c);
+}
+
+/* --------------------------------------------------------------- running */
+
+/* A copy of the running state for a state set from outside (a search
+ * returns to its root at every iteration, a benchmark to the initial
+ * state): going back is a copy, not the undoing of a whole playout. */
+#define PN_SNAPS 2
+#define PN_SNAP_MAX_NODES (1u << 21)
+typedef struct pn_snap {
+    bool ok;
+    uint64_t used;
+    uint8_t *val;
+    int32_t *cnt;
+    uint32_t *bits, *applied, *last_does;
+} pn_snap_t;
+
+struct pn_run {
+    const pn_circuit_t *c;
+    uint8_t *val;
+    int32_t *cnt;
+    uint32_t *stack, n_stack, cap_stack;
+    uint32_t *queue; /* cyclic recompute */
+    uint64_t *pending;
+    uint32_t n_pwords;
+    uint32_t *applied;
+    uint32_t *bits; /* next state [0, n_words), legal moves, legal moves under the gate */
+    uint32_t *next_bits, *legal_bits, *gated_bits;
+    uint32_t *legal_seen; /* per role: the legal words its list was made from */
+    uint32_t *last_does;
+    move_id_t **legal;
+    uint32_t *n_legal;
+    uint8_t *legal_ok;
+    bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
+    pn_snap_t snap[PN_SNAPS];
+    uint64_t tick;
+};
+
+static inline void run_toggle(pn_run_t *x, uint32_t e)
+{
+    x->bits[e >> 5] ^= 1u << (e & 31);
+}
+
+static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
+{
+    const pn_node_t *d = &x->c->node[v];
+    x->val[v] = (uint8_t)nv;
+    uint32_t fl = d->grp_fl;
+    if (fl & FL_FAN) {
+        if (__builtin_expect(x->n_stack == x->cap_stack, 0)) {
+            x->cap_stack *= 2;
+            x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
+        }
+        x->stack[x->n_stack++] = v << 1 | nv;
+    }
+    if (fl & FL_OUT) {
+        if (__builtin_expect(!(fl & FL_MULTI), 1)) {
+            run_toggle(x, d->out);
+        } else {
+            const uint32_t *m = x->c->mouts + d->out;
+            for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
+        }
+    }
+}
+
+/* A gate's counter from its inputs' values (inside a cyclic group, the
+ * group's own inputs count as false). */
+static int32_t run_count(const pn_run_t *x, uint32_t v, uint32_t glo, uint32_t ghi)
+{
+    const pn_circuit_t *c = x->c;
+    int32_t n = 0;
+    for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
+        uint32_t l = c->in[j], p = l >> 1;
+        if (p >= glo && p < ghi) continue;
+        n += (x->val[p] ^ (l & 1)) & 1;
+    }
+    return c->kind[v] == K_AND ? n - (int32_t)(c->in_off[v + 1] - c->in_off[v]) + 1 : n;
+}
+
+/* Least fixpoint of a cyclic group from its support outside: counters
+ * from the outside inputs, then breadth-first along the group's own
+ * (positive) edges. Sets cnt; returns nothing, values are cnt > 0. */
+static void run_group_fix(pn_run_t *x, uint32_t gi)
+{
+    const pn_circuit_t *c = x->c;
+    uint32_t lo = c->group_lo[gi], hi = c->group_hi[gi], qh = 0, qt = 0;
+    for (uint32_t v = lo; v < hi; v++) {
+        x->cnt[v] = run_count(x, v, lo, hi);
+        if (x->cnt[v] > 0) x->queue[qt++] = v;
+    }
+    while (qh < qt) {
+        uint32_t p = x->queue[qh++];
+        for (uint32_t f = c->int_off[p]; f < c->fan_off[p + 1]; f++) {
+            uint32_t q = c->fan[f];
+            if (++x->cnt[q] == 1) x->queue[qt++] = q;
+        }
+    }
+}
+
+static void run_propagate(pn_run_t *x)
+{
+    const pn_circuit_t *c = x->c;
+    const uint32_t *fan = c->fan;
+    const pn_node_t *node = c->node;
+    int32_t *cnt = x->cnt;
+    for (;;) {
+        while (x->n_stack) {
+            uint32_t e = x->stack[--x->n_stack], p = e >> 1, v = e & 1;
+            const pn_node_t *d = &node[p];
+            const uint32_t *f = fan + d->fan, *fe = f + d->n_cnt;
+            for (; f < fe; f++) {
+                /* +1 when the input's literal became true, else -1; the
+                 * gate flips when its counter crosses 0/1. */
+                uint32_t ed = *f, t = ed >> 1, up = (v ^ ed) & 1;
+                int32_t nc = cnt[t] + (int32_t)(up << 1) - 1;
+                cnt[t] = nc;
+                if (nc == (int32_t)up) run_flip(x, t, up);
+            }
+            for (uint32_t k = 0, ng = d->grp_fl >> 3; k < ng; k++) {
+                uint32_t gi = fe[k];
+                x->pending[gi >> 6] |= 1ULL << (gi & 63);
+            }
+        }
+        uint32_t w = 0;
+        while (w < x->n_pwords && !x->pending[w]) w++;
+        if (w == x->n_pwords) return;
+        uint32_t gi = w * 64 + (uint32_t)__builtin_ctzll(x->pending[w]);
+        x->pending[w] &= x->pending[w] - 1;
+        run_group_fix(x, gi);
+        for (uint32_t v = c->group_lo[gi]; v < c->group_hi[gi]; v++) {
+            uint32_t now = x->cnt[v] > 0;
+            if (now != x->val[v]) run_flip(x, v, now);
+        }
+    }
+}
+
+pn_run_t *pn_run_new(const pn_circuit_t *c)
+{
+    pn_run_t *x = xcalloc(1, sizeof *x);
+    x->c = c;
+    uint32_t nn = c->n_nodes;
+    x->val = xcalloc(nn, 1);
+    x->cnt = xcalloc(nn, sizeof *x->cnt);
+    x->cap_stack = 2 * nn + 16;
+    x->stack = xmalloc(x->cap_stack * sizeof *x->stack);
+    x->queue = xmalloc((nn ? nn : 1) * sizeof *x->queue);
+    x->n_pwords = (c->n_groups + 63) / 64;
+    x->pending = xcalloc(x->n_pwords + 1, sizeof *x->pending);
+    x->applied = xcalloc(c->n_words + 1, sizeof *x->applied);
+    x->bits = xcalloc(c->n_words + 2 * c->n_lwords + 1, sizeof *x->bits);
+    x->next_bits = x->bits;
+    x->legal_bits = x->bits + c->n_words;
+    x->gated_bits = x->legal_bits + c->n_lwords;
+    x->legal_seen = xcalloc(c->n_lwords + 1, sizeof *x->legal_seen);
+    uint32_t nr = c->n_roles ? c->n_roles : 1;
+    x->last_does = xmalloc(nr * sizeof *x->last_does);
+    memset(x->last_does, 0xff, nr * sizeof *x->last_does);
+    x->legal = xcalloc(nr, sizeof *x->legal);
+    x->n_legal = xcalloc(nr, sizeof *x->n_legal);
+    x->legal_ok = xcalloc(nr, 1);
+    for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
+    /* Every input false: evaluate in order (ids are topological). */
+    x->val[0] = 1;
+    for (uint32_t v = 1; v < nn;) {
+        if (c->kind[v] != K_AND && c->kind[v] != K_OR) {
+            v++;
+            continue;
+        }
+        if (c->group[v] != NONE) {
+            uint32_t gi = c->group[v];
+            run_group_fix(x, gi);
+            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
+            v = c->group_hi[gi];
+            continue;
+        }
+        x->cnt[v] = run_count(x, v, 0, 0);
+        x->val[v] = x->cnt[v] > 0;
+        v++;
+    }
+#define LITVAL(l) ((x->val[(l) >> 1] ^ (l)) & 1)
+    for (uint32_t i = 0; i < c->n_next; i++)
+        if (LITVAL(c->next_lit[i])) x->next_bits[c->next_bit[i] >> 5] |= 1u << (c->next_bit[i] & 31);
+    for (uint32_t r = 0; r < c->n_roles; r++)
+        for (uint32_t m = 0; m < c->n_moves[r]; m++)
+            if (LITVAL(c->legal_lit[r][m])) {
+                uint32_t i = c->lw_off[r] * 32 + m;
+                (c->legal_gated[r][m] ? x->gated_bits : x->legal_bits)[i >> 5] |= 1u << (i & 31);
+            }
+    return x;
+}
+
+void pn_run_free(pn_run_t *x)
+{
+    if (!x) return;
+    for (uint32_t r = 0; r < x->c->n_roles; r++) free(x->legal[r]);
+    free(x->legal);
+    free(x->n_legal);
+    free(x->legal_ok);
+    for (uint32_t k = 0; k < PN_SNAPS; k++) {
+        free(x->snap[k].val);
+        free(x->snap[k].cnt);
+        free(x->snap[k].bits);
+        free(x->snap[k].applied);
+        free(x->snap[k].last_does);
+    }
+    free(x->last_does);
+    free(x->val);
+    free(x->cnt);
+    free(x->stack);
+    free(x->queue);
+    free(x->pending);
+    free(x->applied);
+    free(x->bits);
+    free(x->legal_seen);
+    free(x);
+}
+
+static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *bits, uint32_t *applied,
+                      uint32_t *last_does, const uint8_t *val_s, const int32_t *cnt_s, const uint32_t *bits_s,
+                      const uint32_t *applied_s, const uint32_t *last_does_s)
+{
+    const pn_circuit_t *c = x->c;
+    memcpy(val, val_s, c->n_nodes);
+    memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
+    memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
+    memcpy(applied, applied_s, c->n_words * sizeof *applied);
+    memcpy(last_does, last_does_s, c->n_roles * sizeof *last_does);
+}
+
+void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
+{
+    const pn_circuit_t *c = x->c;
+    size_t wb = c->n_words * sizeof *bits;
+    if (keep && memcmp(bits, x->applied, wb)) {
+        for (uint32_t k = 0; k < PN_SNAPS; k++) {
+            pn_snap_t *s = &x->snap[k];
+            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
+            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, s->val, s->cnt, s->bits, s->applied,
+                      s->last_does);
+            s->used = ++x->tick;
+            memset(x->legal_ok, 0, c->n_roles);
+            x->lazy_ok = false;
+            return;
+        }
+    } else {
+        keep = false;
+    }
+    for (uint32_t w = 0; w < c->n_words; w++) {
+        uint32_t diff = bits[w] ^ x->applied[w];
+        while (diff) {
+            uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
+            diff &= diff - 1;
+            uint32_t v = c->base_node[bt];
+            if (v != NONE) run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
+        }
+        x->applied[w] = bits[w];
+    }
+    run_propagate(x);
+    memset(x->legal_ok, 0, c->n_roles);
+    x->lazy_ok = false;
+    if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
+        pn_snap_t *s = &x->snap[0];
+        for (uint32_t k = 1; k < PN_SNAPS; k++)
+            if (!x->snap[k].ok || (s->ok && x->snap[k].used < s->used)) s = &x->snap[k];
+        if (!s->val) {
+            s->val = xmalloc(c->n_nodes ? c->n_nodes : 1);
+            s->cnt = xmalloc((c->n_nodes ? c->n_nodes : 1) * sizeof *s->cnt);
+            s->bits = xmalloc((c->n_words + 2 * c->n_lwords + 1) * sizeof *s->bits);
+            s->applied = xmalloc((c->n_words + 1) * sizeof *s->applied);
+            s->last_does = xmalloc((c->n_roles + 1) * sizeof *s->last_does);
+        }
+        snap_copy(x, s->val, s->cnt, s->bits, s->applied, s->last_does, x->val, x->cnt, x->bits, x->applied,
+                  x->last_does);
+        s->ok = true;
+        s->used = ++x->tick;
+    }
+}
+
+/* Evaluate the goal-only gates from the rest, in topological order. */
+static void run_lazy(pn_run_t *x)
+{
+    const pn_circuit_t *c = x->c;
+    for (uint32_t k = 0; k < c->n_lazy;) {
+        uint32_t v = c->lazy_list[k];
+        if (c->group[v] != NONE) {
+            uint32_t gi = c->group[v];
+            run_group_fix(x, gi);
+            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
+            k += c->group_hi[gi] - c->group_lo[gi];
+            continue;
+        }
+        x->cnt[v] = run_count(x, v, 0, 0);
+        x->val[v] = x->cnt[v] > 0;
+        k++;
+    }
+    x->lazy_ok = true;
+}
+
+bool pn_run_terminal(const pn_run_t *x) { return LITVAL(x->c->terminal_lit); }
+
+bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k)
+{
+    if (!x->lazy_ok) run_lazy(x);
+    return LITVAL(x->c->goal_lit[role][k]);
+}
+
+uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
+{
+    const pn_circuit_t *c = x->c;
+    if (!x->legal_ok[role]) {
+        /* The list is remade only when the role's legal words differ from
+         * those it was made from (an idle role's list, its noop, usually
+         * stays; a restored copy of the running state keeps it right). */
+        uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
+        uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
+        const uint32_t *lb = x->legal_bits + lo, *gb = x->gated_bits + lo;
+        uint32_t *seen = x->legal_seen + lo, diff = 0;
+        for (uint32_t w = 0; w < nw; w++) {
+            uint32_t bits = lb[w] | (gb[w] & mask);
+            diff |= bits ^ seen[w];
+            seen[w] = bits;
+        }
+        if (diff) {
+            uint32_t n = 0;
+            move_id_t *out = x->legal[role];
+            for (uint32_t w = 0; w < nw; w++) {
+                uint32_t bits = seen[w];
+                while (bits) {
+                    out[n++] = w * 32 + (uint32_t)__builtin_ctz(bits);
+                    bits &= bits - 1;
+                }
+            }
+            x->n_legal[role] = n;
+        }
+        x->legal_ok[role] = 1;
+    }
+    *moves = x->legal[role];
+    return x->n_legal[role];
+}
+
+void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
+{
+    const pn_circuit_t *c = x->c;
+    /* The previous joint move's inputs go off first, so that the new ones
+     * (pushed last) propagate first and shared gates do not flicker. */
+    int du = 0; /* change of the number of moves played in the universe */
+    for (uint32_t r = 0; r < c->n_roles; r++) {
+        uint32_t v = c->does_node[r][joint[r]], o = x->last_does[r];
+        if (o != v && o != NONE) {
+            du -= c->in_u[o];
+            run_flip(x, o, 0);
+        }
+    }
+    for (uint32_t r = 0; r < c->n_roles; r++) {
+        uint32_t v = c->does_node[r][joint[r]];
+        if (x->last_does[r] != v && v != NONE) {
+            du += c->in_u[v];
+            run_flip(x, v, 1);
+        }
+        x->last_does[r] = v;
+    }
+    for (; du > 0; du--)
+        for (uint32_t k = 0; k < c->n_ugates; k++)
+            if (++x->cnt[c->ugates[k]] == 1) run_flip(x, c->ugates[k], 1);
+    for (; du < 0; du++)
+        for (uint32_t k = 0; k < c->n_ugates; k++)
+            if (--x->cnt[c->ugates[k]] == 0) run_flip(x, c->ugates[k], 0);
+    run_propagate(x);
+    memcpy(out_bits, x->next_bits, c->n_words * sizeof *out_bits);
+}
+#undef LITVAL

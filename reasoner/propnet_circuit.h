@@ -1,0 +1,83 @@
+/* propnet_circuit.h - the optimised circuit that the propnet engine runs
+ * (private to reasoner/; propnet.c grounds, this file simplifies and runs).
+ *
+ * Input: the ground network as grounding records it (a proposition is the
+ * OR of its instances, an instance the AND of its literals) and which
+ * propositions are inputs (true, does) and outputs (legal, goal, terminal,
+ * next). The build turns it into a circuit of AND/OR gates over literals
+ * (node << 1 | negated) and simplifies it without changing any output:
+ * constants are folded, one-input gates become wires, gates that no output
+ * reads are dropped, equal gates are merged, a literal shared by many
+ * instances of one OR is factored out (the frame rules' "true(c) and some
+ * move that leaves c alone" become one AND per cell), and the literal that
+ * most legal moves of a role share (whose turn it is) becomes a gate read at
+ * query time instead of a fan-out to every move.
+ *
+ * Running: a gate keeps a counter whose sign is its value (an AND of n
+ * inputs starts at 1 - n, an OR at 0; a satisfied input adds 1), so a flip
+ * of an input costs one add per fan-out and a test against 0/1. Gates of
+ * cyclic components (Hex-like connectivity) are recomputed, from their
+ * support outside the component, when an input of the component changes.
+ * Next-state bits and legal moves are kept as bitsets, toggled when their
+ * gate flips. Three more savings at run time:
+ *  - an OR over does inputs only (the frame's "some move leaves c alone")
+ *    counts the moves of a shared universe minus its few exceptions, so a
+ *    joint move touches the exceptions of the moves that changed only;
+ *  - gates that only goals read (Reversi's disc count) are evaluated when
+ *    a goal is asked, once per state, not at every step;
+ *  - a state set from outside (a search's root, a playout's start) keeps a
+ *    copy of the running state, so going back to it is a copy. */
+#ifndef GGP_REASONER_PROPNET_CIRCUIT_H
+#define GGP_REASONER_PROPNET_CIRCUIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reasoner/game.h"
+
+/* The ground network. Proposition 0 is true, 1 false; literals are
+ * prop << 1 | negated; a proposition with no instance that is no input is
+ * false. Per-role arrays are indexed by move id or goal index. */
+typedef struct pn_raw {
+    uint32_t n_props;
+    const uint8_t *is_input; /* per proposition */
+    uint32_t n_inst;
+    const uint32_t *inst_head, *inst_lit, *lits;
+    uint32_t n_base, n_words;
+    const uint32_t *base_prop; /* per state bit */
+    uint32_t n_roles;
+    const uint32_t *n_moves;
+    uint32_t *const *legal_prop, *const *does_prop;
+    const uint32_t *n_goals;
+    uint32_t *const *goal_prop;
+    uint32_t terminal_prop;
+    uint32_t n_next;
+    const uint32_t *next_prop, *next_bit;
+} pn_raw_t;
+
+typedef struct pn_circuit pn_circuit_t;
+typedef struct pn_run pn_run_t;
+
+pn_circuit_t *pn_circuit_build(const pn_raw_t *raw);
+void pn_circuit_free(pn_circuit_t *c);
+/* Gates (AND/OR nodes) and wires (fan-out edges) of the final circuit. */
+void pn_circuit_size(const pn_circuit_t *c, size_t *gates, size_t *edges);
+
+/* Per-thread running state; starts with every input false. */
+pn_run_t *pn_run_new(const pn_circuit_t *c);
+void pn_run_free(pn_run_t *x);
+/* Make the base inputs equal bits (n_words words); only differences flip.
+ * keep: the state was set from outside (not the result of the last next),
+ * so it may come back: keep a copy of the running state for it. */
+void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep);
+bool pn_run_terminal(const pn_run_t *x);
+/* Sorted legal move ids of a role in the current state. */
+uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves);
+/* Whether goal literal k of a role holds (the gates that only goals read
+ * are evaluated then, once per state). */
+bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k);
+/* Set the does inputs to the joint move and write the next state. */
+void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits);
+
+#endif
