@@ -110,7 +110,7 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
         } else if (!strcmp(a, "--engine")) {
             if (!cli_engine_parse(cmd, argv[++i], &opts->engine)) *rc = EXIT_USAGE;
         } else if (!strcmp(a, "--ground-ms")) {
-            uint64_t ms;
+            uint64_t ms = 0;
             if (!parse_u64(cmd, a, argv[++i], 1, UINT32_MAX, &ms)) *rc = EXIT_USAGE;
             opts->ground_ms = ms;
         } else if (num) {
