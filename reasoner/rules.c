@@ -322,6 +322,10 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                  * every move). */
                 long score = (long)bnd * 1000 + (long)sub * 300 - (long)fresh + (ar == bnd ? 1000000 : 0) +
                              (l->rel == r->rel_does && !r->relaxed ? 500000 : 0);
+                /* A goal-directed call with free arguments may have a huge
+                 * answer set (len(?l, 6): every list of length 6): it comes
+                 * after every other generator, with as much bound as can be. */
+                if (ar != bnd && (r->rels[l->rel].tabled || (b->tab && b->tab[l->rel]))) score -= 100000000;
                 if (score > best) {
                     best = score;
                     pick = i;
@@ -1396,7 +1400,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
         }
         if (flags & RULES_DEMAND) {
             b.rules = r->rules;
-            compute_tabling(&b);
+            if (!(flags & RULES_NO_TABLING)) compute_tabling(&b);
             r->rules = b.rules;
             r->n_rules = b.n_rules;
             if (b.errors == 0) compute_demand(&b);

@@ -153,6 +153,9 @@ typedef struct rules {
  * the program is left as it is, and the budget of the static phase fails
  * it cleanly. */
 #define RULES_HUGE 1e15
+/* With RULES_DEMAND: no tabling (the rules engine's fallback when the
+ * goal-directed evaluation of a program does not terminate). */
+#define RULES_NO_TABLING 4u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */
