@@ -319,9 +319,11 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                 }
                 /* In a state, does holds one tuple per role: a cheap
                  * generator (not in the relaxed program, where it holds
-                 * every move). */
+                 * every move), and so do its projections (chess's en
+                 * passant frame rule: 4032 different_cells tuples first
+                 * made it 100x slower). */
                 long score = (long)bnd * 1000 + (long)sub * 300 - (long)fresh + (ar == bnd ? 1000000 : 0) +
-                             (l->rel == r->rel_does && !r->relaxed ? 500000 : 0);
+                             ((l->rel == r->rel_does || r->rels[l->rel].from_does) && !r->relaxed ? 500000 : 0);
                 /* A goal-directed call with free arguments may have a huge
                  * answer set (len(?l, 6): every list of length 6): it comes
                  * after every other generator, with as much bound as can be. */
@@ -750,6 +752,8 @@ static void project_local_vars(builder_t *b)
             XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
             uint32_t aux = r->n_rels++;
             r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+            /* a projection of does holds as few tuples as does */
+            r->rels[aux].from_does = l->rel == r->rel_does || r->rels[l->rel].from_does;
             crule_t a = {.head_rel = aux, .n_vars = n_keep + n_local, .n_body = 1, .src_off = c.src_off};
             a.head = var_pats(r, n_keep, NULL);
             uint32_t *inv = xmalloc(nv * sizeof *inv);
@@ -1260,11 +1264,23 @@ static void compute_demand(builder_t *b)
     for (uint32_t i = 0; i < r->n_rels; i++)
         cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
                   r->rels[i].arity > 0 && r->rels[i].arity <= 32 && !r->rels[i].tabled && !r->rels[i].replaced;
-    for (uint32_t i = 0; i < r->n_rules; i++)
-        if (r->rules[i].recursive) cand[r->rules[i].head_rel] = false;
+    bool *bad_scc = xcalloc(r->n_sccs + 1, sizeof *bad_scc);
     /* Shrink the candidates until every use of each binds its mask. */
     for (bool changed = true; changed;) {
         changed = false;
+        /* Recursive relations too (the calls are tabled, eval.c), but a
+         * component is evaluated one way: a memoised call cannot follow a
+         * relation of its own component that is still growing bottom-up. */
+        memset(bad_scc, 0, (r->n_sccs + 1) * sizeof *bad_scc);
+        for (uint32_t i = 0; i < r->n_rules; i++)
+            if (!cand[r->rules[i].head_rel] && r->rules[i].scc <= r->n_sccs) bad_scc[r->rules[i].scc] = true;
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            const crule_t *c = &r->rules[i];
+            if (c->recursive && cand[c->head_rel] && bad_scc[c->scc]) {
+                cand[c->head_rel] = false;
+                changed = true;
+            }
+        }
         for (uint32_t i = 0; i < r->n_rels; i++) mask[i] = UINT32_MAX;
         for (uint32_t i = 0; i < r->n_rules; i++) {
             crule_t *c = &r->rules[i];
@@ -1312,6 +1328,7 @@ static void compute_demand(builder_t *b)
     }
     free(cand);
     free(mask);
+    free(bad_scc);
 }
 
 /* ------------------------------------------------------------------ main */

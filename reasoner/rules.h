@@ -101,6 +101,7 @@ typedef struct crel {
      * is replaced by one adorned copy per pattern of bound arguments it is
      * called with. A copy is a demand relation (demand_mask = that pattern)
      * that may be recursive and may return many answers per call. */
+    bool from_does;     /* an auxiliary projection of does (as small as does) */
     bool tabled;        /* an adorned copy of `orig` */
     bool replaced;      /* every use was redirected to adorned copies: never evaluated */
     uint32_t orig;      /* tabled: the relation it copies */
