@@ -1265,6 +1265,7 @@ static void compute_demand(builder_t *b)
         cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
                   r->rels[i].arity > 0 && r->rels[i].arity <= 32 && !r->rels[i].tabled && !r->rels[i].replaced;
     bool *bad_scc = xcalloc(r->n_sccs + 1, sizeof *bad_scc);
+    bool *outside = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *outside);
     /* Shrink the candidates until every use of each binds its mask. */
     for (bool changed = true; changed;) {
         changed = false;
@@ -1298,15 +1299,27 @@ static void compute_demand(builder_t *b)
                     if (c->delta[k].order) plan_uses(r, c, &c->delta[k], 0, mask);
             }
         }
+        /* relations used by some rule outside the move phase */
+        memset(outside, 0, r->n_rels * sizeof *outside);
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            const crule_t *c = &r->rules[i];
+            if (r->rels[c->head_rel].replaced || r->rels[c->head_rel].phase == PHASE_MOVE) continue;
+            for (uint32_t k = 0; k < c->n_body; k++)
+                if (c->body[k].kind != CL_DISTINCT) outside[c->body[k].rel] = true;
+        }
         for (uint32_t i = 0; i < r->n_rels; i++) {
             if (!cand[i]) continue;
             uint32_t full = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
             uint32_t m = mask[i] & full;
-            /* Only membership queries (every argument given) for now: with
-             * fewer arguments bound, evaluating each call separately loses
-             * the sharing of bottom-up evaluation (chess: queen moves from
-             * each square, asked once per square). */
-            if (m != full) {
+            /* Membership queries (every argument given), or any bound
+             * argument when only the move phase asks: with fewer arguments
+             * bound, evaluating each call separately loses the sharing of
+             * bottom-up evaluation (chess: queen moves from each square,
+             * asked once per square), but a joint move asks few questions
+             * of a relation that bottom-up computes for every argument
+             * (mummymaze1p: movetoward, 1.2 million tuples per state, of
+             * which the mummy's move needs two). */
+            if (m != full && (m == 0 || outside[i])) {
                 cand[i] = false;
                 changed = true;
             } else if (m != r->rels[i].demand_mask) {
@@ -1329,6 +1342,7 @@ static void compute_demand(builder_t *b)
     free(cand);
     free(mask);
     free(bad_scc);
+    free(outside);
 }
 
 /* ------------------------------------------------------------------ main */
