@@ -1139,6 +1139,7 @@ static void compute_tabling(builder_t *b)
 {
     rules_t *r = b->r;
     b->n_orig_rules = b->n_rules;
+    uint32_t n_rels0 = r->n_rels;
     bool *tab = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *tab);
     double *est = estimate_sizes(b);
     bool any = false;
@@ -1186,6 +1187,9 @@ static void compute_tabling(builder_t *b)
     if (give_up) { /* left to bottom-up evaluation and its budget */
         b->tab = NULL;
         free(tab);
+        free(b->tm);
+        b->tm = NULL;
+        b->n_tm = b->cap_tm = 0;
         return;
     }
     uint32_t *ad = NULL, n_ad = 0, cap_ad = 0;
@@ -1213,8 +1217,8 @@ static void compute_tabling(builder_t *b)
         diag_error(b->d, b->p->src, 0, "internal: a goal-directed relation cannot be planned with its bound arguments");
         b->errors++;
     }
-    for (uint32_t i = 0; i < r->n_rels; i++)
-        if (i < r->n_rels && tab[i] && !r->rels[i].tabled) {
+    for (uint32_t i = 0; i < n_rels0; i++) /* tab covers the relations before the copies */
+        if (tab[i]) {
             r->rels[i].replaced = true;
             r->rels[i].demand = true;
             r->rels[i].demand_mask = 0;
