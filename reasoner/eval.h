@@ -15,7 +15,15 @@
  *     (PHASE_MOVE);
  *   - the grounder, which runs a relaxed program (negation ignored on
  *     non-static relations) and records every rule instance through a
- *     callback. */
+ *     callback.
+ *
+ * Demand relations (rules.h RULES_DEMAND) are not run bottom-up: a rule
+ * that reaches one of their literals makes a call (the bound arguments),
+ * which runs the relation's rules with those arguments bound and memoises
+ * the answers. Calls may recurse (tabling): a call meeting a call still in
+ * progress uses the answers found so far, and the oldest call of such a
+ * cycle runs again, with the others of the cycle, until no answer is new
+ * (SLG-style completion for positive recursion; negation is stratified). */
 #ifndef GGP_REASONER_EVAL_H
 #define GGP_REASONER_EVAL_H
 

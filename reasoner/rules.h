@@ -91,7 +91,8 @@ typedef struct crel {
     bool has_rules;     /* appears as some head */
     /* Demand evaluation (RULES_DEMAND): the relation is never computed in
      * full; each use asks for the tuples whose arguments at the positions
-     * of demand_mask are given, and the answers are memoised per state. */
+     * of demand_mask are given, and the answers are memoised per state
+     * (per evaluator for a static relation). */
     bool demand;
     uint32_t demand_mask;
     uint32_t *rules_of; /* demand: indexes of its rules */
@@ -134,11 +135,14 @@ typedef struct rules {
  * can ever hold (an over-approximation). Bridge rules have src_off
  * UINT32_MAX. */
 #define RULES_RELAXED 1u
-/* RULES_DEMAND marks relations that are only ever used with some arguments
- * bound, are not recursive and are not game keywords, for demand
- * evaluation (eval.c): in chess, threatened_with_capture has millions of
- * tuples per state but each legal move asks about one. A restricted form
- * of the magic-sets idea, without rewriting recursive relations. */
+/* RULES_DEMAND marks relations that are not game keywords and are only
+ * ever used with every argument bound (or, when only move-phase rules use
+ * them, with some argument bound), for demand evaluation (eval.c): in
+ * chess, threatened_with_capture has millions of tuples per state but each
+ * legal move asks about one. A recursive relation qualifies with its whole
+ * component (its calls are tabled). A restricted form of the magic-sets
+ * idea: one call pattern per relation; the tabling below makes one copy
+ * per pattern. */
 #define RULES_DEMAND 2u
 /* Tabling (with RULES_DEMAND). Some static relations cannot be computed
  * bottom-up at all: laikLee_hex's append_el builds ever longer lists by
