@@ -28,6 +28,7 @@ typedef struct move_table {
 typedef struct rgame {
     struct game base;
     rules_t *rules;
+    bool has_static_demand; /* contexts memoise static relations (see STATIC_MEMO_MAX) */
     evaluator_t stat; /* owns the static stores, shared read-only */
     pthread_mutex_t mlock;
     move_table_t *moves; /* per role */
@@ -236,11 +237,18 @@ static void check_depth(rctx_t *c)
     c->ev.too_deep = c->ev.aborted = false;
 }
 
+/* Memoised calls and answers of static demand relations that a context
+ * keeps across states (laikLee_hex: about 20 KB per playout)
+ * before it starts them afresh, so that a long search stays bounded. */
+#define STATIC_MEMO_MAX (1u << 19)
+
 static void ensure_state(rctx_t *c)
 {
     if (c->state_done) return;
     rgame_t *g = (rgame_t *)c->base.g;
     const rules_t *r = g->rules;
+    if (g->has_static_demand && eval_demand_size(&c->ev, PHASE_STATIC) > STATIC_MEMO_MAX)
+        eval_clear_phase(&c->ev, PHASE_STATIC); /* only the context's own (demand) stores */
     eval_clear_phase(&c->ev, PHASE_STATE);
     eval_clear_phase(&c->ev, PHASE_MOVE);
     relstore_t *t = c->ev.store[r->rel_true];
@@ -433,6 +441,8 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag
         return NULL;
     }
     g->stat.deadline = deadline_none();
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (r->rels[i].demand && r->rels[i].phase == PHASE_STATIC) g->has_static_demand = true;
     g->base.stats.engine = "rules";
     g->base.stats.rules = r->n_rules;
     return &g->base;

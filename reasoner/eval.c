@@ -287,6 +287,15 @@ void eval_clear_phase(evaluator_t *ev, phase_t phase)
         }
 }
 
+size_t eval_demand_size(const evaluator_t *ev, phase_t phase)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < ev->r->n_rels; i++)
+        if (ev->r->rels[i].demand && ev->r->rels[i].phase == phase && ev->store[i] == &ev->own[i])
+            n += ev->dm[i].calls.n + ev->own[i].n;
+    return n;
+}
+
 /* Match a pattern against a ground term, binding variables (recorded on the
  * trail so that the caller can undo them). */
 static bool match(evaluator_t *ev, const pat_t *p, tid_t t, uint32_t *trail, uint32_t *tp)

@@ -28,6 +28,7 @@
 #define GGP_REASONER_EVAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/clock.h"
@@ -142,6 +143,10 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
 void eval_free(evaluator_t *ev);
 /* Clear the stores of relations of the given phase. */
 void eval_clear_phase(evaluator_t *ev, phase_t phase);
+/* Calls and answers memoised for the demand relations of a phase (the
+ * rules engine clears static memos that grow past a bound: they persist
+ * across states). */
+size_t eval_demand_size(const evaluator_t *ev, phase_t phase);
 /* Run every rule whose head relation is in the given phase. Returns false
  * if the budget ran out. */
 bool eval_run_phase(evaluator_t *ev, phase_t phase);
