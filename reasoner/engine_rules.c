@@ -28,6 +28,7 @@ typedef struct move_table {
 typedef struct rgame {
     struct game base;
     rules_t *rules;
+    bool has_static_demand; /* contexts memoise static relations (see STATIC_MEMO_MAX) */
     evaluator_t stat; /* owns the static stores, shared read-only */
     pthread_mutex_t mlock;
     move_table_t *moves; /* per role */
@@ -37,6 +38,8 @@ typedef struct rctx {
     struct game_ctx base;
     evaluator_t ev;
     bool state_done, legal_done;
+    bool deep;   /* an evaluation was interrupted (too deep, or the probe's budget): sticky */
+    bool warned; /* and it was said (the compile-time probe does not say) */
     move_id_t **legal;
     uint32_t *n_legal, *cap_legal;
 } rctx_t;
@@ -217,16 +220,41 @@ static void rg_state_changed(game_ctx_t *cc)
     c->legal_done = false;
 }
 
+/* A goal-directed evaluation (rules.h, tabling) whose calls nest beyond
+ * EVAL_MAX_DEPTH stops there; the compile-time probe makes that rare,
+ * and it is said once per context rather than hidden. */
+static void check_depth(rctx_t *c)
+{
+    if (!c->ev.aborted) return;
+    c->deep = true;
+    /* memos filled by the interrupted calls may be incomplete */
+    eval_clear_phase(&c->ev, PHASE_STATIC);
+    if (c->ev.too_deep && !c->warned) {
+        fprintf(stderr, "ggp: rules engine: goal-directed evaluation nested deeper than %d calls; "
+                        "the results of this state are incomplete\n", EVAL_MAX_DEPTH);
+        c->warned = true;
+    }
+    c->ev.too_deep = c->ev.aborted = false;
+}
+
+/* Memoised calls and answers of static demand relations that a context
+ * keeps across states (laikLee_hex: about 20 KB per playout)
+ * before it starts them afresh, so that a long search stays bounded. */
+#define STATIC_MEMO_MAX (1u << 19)
+
 static void ensure_state(rctx_t *c)
 {
     if (c->state_done) return;
     rgame_t *g = (rgame_t *)c->base.g;
     const rules_t *r = g->rules;
+    if (g->has_static_demand && eval_demand_size(&c->ev, PHASE_STATIC) > STATIC_MEMO_MAX)
+        eval_clear_phase(&c->ev, PHASE_STATIC); /* only the context's own (demand) stores */
     eval_clear_phase(&c->ev, PHASE_STATE);
     eval_clear_phase(&c->ev, PHASE_MOVE);
     relstore_t *t = c->ev.store[r->rel_true];
     for (uint32_t i = 0; i < c->base.cur->n; i++) relstore_insert(t, &c->base.cur->data[i], NULL);
     eval_run_phase(&c->ev, PHASE_STATE);
+    check_depth(c);
     c->state_done = true;
     c->legal_done = false;
 }
@@ -319,6 +347,7 @@ static void rg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
         relstore_insert(does, tu, NULL);
     }
     eval_run_phase(&c->ev, PHASE_MOVE);
+    check_depth(c);
     collect_fluents(c->ev.store[r->rel_next], out);
 }
 
@@ -338,10 +367,54 @@ static const game_vtbl_t rules_vtbl = {
     .move_term = rg_move_term,
 };
 
-game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d)
+static bool has_tabling(const rules_t *r)
+{
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (r->rels[i].tabled) return true;
+    return false;
+}
+
+/* Evaluate the initial state (terminal, legal, goals) and its first joint
+ * move within the budget: false if the goal-directed evaluation does not
+ * terminate there (nested too deep or out of time). */
+static bool probe_initial(rgame_t *g, deadline_t dl)
+{
+    game_ctx_t *cc = rg_ctx_new(&g->base);
+    rctx_t *c = (rctx_t *)cc;
+    c->ev.deadline = dl;
+    c->warned = true;
+    game_state_t *s = game_state_new(&g->base);
+    rg_initial(cc, s);
+    game_ctx_set_state(cc, s);
+    ensure_state(c);
+    bool ok = !c->deep;
+    if (ok && !rg_terminal(cc)) {
+        uint32_t nr = g->base.n_roles;
+        move_id_t *joint = xcalloc(nr ? nr : 1, sizeof *joint);
+        bool all = true;
+        for (uint32_t r = 0; r < nr; r++) {
+            const move_id_t *m;
+            if (rg_legal(cc, r, &m) == 0) all = false;
+            else joint[r] = m[0];
+            (void)rg_goal(cc, r);
+        }
+        if (all) rg_next(cc, joint, s);
+        ok = !c->deep;
+        free(joint);
+    }
+    game_state_free(s);
+    rg_ctx_free(cc);
+    return ok;
+}
+
+/* The rules game of p compiled with flags. A program with goal-directed
+ * relations whose static phase or initial-state probe does not terminate
+ * sets *retry instead of reporting (the caller compiles it without
+ * tabling: bottom-up, under the static budget, as before). */
+static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag_t *d, unsigned flags, bool *retry)
 {
     term_store_t *ts = ts_new();
-    rules_t *r = rules_compile(p, ts, d, RULES_DEMAND);
+    rules_t *r = rules_compile(p, ts, d, flags);
     if (!r) {
         ts_free(ts);
         return NULL;
@@ -353,19 +426,32 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     g->moves = xcalloc(r->n_roles ? r->n_roles : 1, sizeof *g->moves);
     eval_init(&g->stat, r, ts, NULL);
     /* Static relations are computed in full, once: a description whose
-     * static part is infinite in practice (laikLee_hex enumerates lists of
-     * distinct cells bottom-up) must fail cleanly rather than hang a
-     * player. */
+     * static part is infinite in practice must fail cleanly rather than
+     * hang a player. */
     uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
-    g->stat.deadline = deadline_in_ms(ms);
-    if (!eval_run_phase(&g->stat, PHASE_STATIC)) {
-        diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
-                   (unsigned long long)ms);
+    deadline_t dl = deadline_in_ms(ms);
+    g->stat.deadline = dl;
+    bool tab = has_tabling(r);
+    if (!eval_run_phase(&g->stat, PHASE_STATIC) || (tab && !probe_initial(g, dl))) {
+        if (tab) *retry = true;
+        else
+            diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
+                       (unsigned long long)ms);
         game_free(&g->base);
         return NULL;
     }
     g->stat.deadline = deadline_none();
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (r->rels[i].demand && r->rels[i].phase == PHASE_STATIC) g->has_static_demand = true;
     g->base.stats.engine = "rules";
     g->base.stats.rules = r->n_rules;
     return &g->base;
+}
+
+game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d)
+{
+    bool retry = false;
+    game_t *g = compile_flags(p, opt, d, RULES_DEMAND, &retry);
+    if (!g && retry) g = compile_flags(p, opt, d, RULES_DEMAND | RULES_NO_TABLING, &retry);
+    return g;
 }

@@ -208,7 +208,10 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
     for (uint32_t i = 0; i < r->n_rels; i++) {
         if (r->rels[i].arity > ev->max_arity) ev->max_arity = r->rels[i].arity;
         relstore_init(&ev->own[i], r->rels[i].arity, ts);
-        ev->store[i] = (shared_static && r->rels[i].phase == PHASE_STATIC) ? &shared_static[i] : &ev->own[i];
+        /* A static demand relation is memoised per evaluator: its answers
+         * grow as calls come. */
+        ev->store[i] = (shared_static && r->rels[i].phase == PHASE_STATIC && !r->rels[i].demand) ? &shared_static[i]
+                                                                                               : &ev->own[i];
     }
     for (uint32_t i = 0; i < r->n_rules; i++) {
         const crule_t *c = &r->rules[i];
@@ -266,8 +269,12 @@ void eval_free(evaluator_t *ev)
         relstore_free(&ev->dm[i].calls);
         free(ev->dm[i].first);
         free(ev->dm[i].next);
+        free(ev->dm[i].status);
+        free(ev->dm[i].low);
     }
     free(ev->dm);
+    free(ev->cs);
+    free(ev->members);
     memset(ev, 0, sizeof *ev);
 }
 
@@ -278,6 +285,15 @@ void eval_clear_phase(evaluator_t *ev, phase_t phase)
             relstore_clear(&ev->own[i]);
             if (ev->r->rels[i].demand) relstore_clear(&ev->dm[i].calls);
         }
+}
+
+size_t eval_demand_size(const evaluator_t *ev, phase_t phase)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < ev->r->n_rels; i++)
+        if (ev->r->rels[i].demand && ev->r->rels[i].phase == phase && ev->store[i] == &ev->own[i])
+            n += ev->dm[i].calls.n + ev->own[i].n;
+    return n;
 }
 
 /* Match a pattern against a ground term, binding variables (recorded on the
@@ -375,6 +391,7 @@ static void emit_head(evaluator_t *ev, const crule_t *c)
     scratch_put(ev, ar);
     if (fresh && r->rels[c->head_rel].demand) { /* an answer of the active call */
         demand_memo_t *dm = &ev->dm[c->head_rel];
+        ev->n_answers++;
         XVEC_RESERVE(&dm->next, &dm->cap_next, idx + 1);
         dm->next[idx] = dm->first[dm->active];
         dm->first[dm->active] = idx + 1;
@@ -393,17 +410,26 @@ static bool budget_ok(evaluator_t *ev)
 
 static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k);
 
-/* Evaluate one call of a demand relation: its rules with the demanded head
- * arguments bound to the call's values; answers are linked by emit_head. */
-static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call)
+/* States of a demand call (tabling). A call is evaluated once and then
+ * done, unless a recursion reached a call still in progress: then the
+ * oldest call of that cycle (the leader) runs its rules again, marking
+ * the calls evaluated under it stale so that they are evaluated again
+ * when reached, until a pass adds no answer (positive recursion only:
+ * negation is stratified, rules.c). */
+enum { CALL_DONE, CALL_BUSY, CALL_PARTIAL, CALL_STALE };
+
+static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call, bool listed);
+
+/* One pass of a call's rules with the demanded head arguments bound to the
+ * call's values; answers are linked by emit_head. */
+static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
 {
     const rules_t *r = ev->r;
     const crel_t *R = &r->rels[rel];
     demand_memo_t *dm = &ev->dm[rel];
     tid_t *saved_vals = ev->vals;
-    uint32_t saved_delta = ev->delta_lit;
+    uint32_t saved_delta = ev->delta_lit, saved_active = dm->active;
     ev->delta_lit = NONE32;
-    dm->active = call;
     for (uint32_t i = 0; i < R->n_rules_of && !ev->aborted; i++) {
         const crule_t *c = &r->rules[R->rules_of[i]];
         uint32_t nv = c->n_vars + 1;
@@ -416,18 +442,88 @@ static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call)
         uint32_t tp = 0;
         for (uint32_t a = 0, j = 0; a < R->arity && ok; a++)
             if (R->demand_mask >> a & 1) ok = match(ev, c->head[a], key[j++], trail, &tp);
+        dm->active = call; /* nested calls of rel change it */
         if (ok) join(ev, c, &c->qplan, 0);
         scratch_put(ev, 2 * nv);
     }
-    dm->active = NONE32;
+    dm->active = saved_active;
     ev->vals = saved_vals;
     ev->delta_lit = saved_delta;
+}
+
+static void set_status(demand_memo_t *dm, uint32_t call, uint8_t st, uint32_t low)
+{
+    XVEC_RESERVE(&dm->status, &dm->cap_status, call + 1);
+    XVEC_RESERVE(&dm->low, &dm->cap_low, call + 1);
+    dm->status[call] = st;
+    dm->low[call] = low;
+}
+
+/* Evaluate a call (new, or stale: listed among the members of a cycle). */
+static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call, bool listed)
+{
+    if (ev->n_cs >= EVAL_MAX_DEPTH) {
+        ev->too_deep = ev->aborted = true;
+        set_status(&ev->dm[rel], call, CALL_DONE, NONE32);
+        return;
+    }
+    XVEC_RESERVE(&ev->cs, &ev->cap_cs, ev->n_cs + 1);
+    uint32_t pos = ev->n_cs++;
+    ev->cs[pos] = (call_frame_t){rel, call, NONE32};
+    set_status(&ev->dm[rel], call, CALL_BUSY, pos);
+    uint32_t mem0 = ev->n_members;
+    /* Deep recursion: go on in a fresh scratch block (the frames below
+     * keep pointers into the current one). */
+    tid_t *saved_scratch = NULL;
+    uint32_t saved_sp = 0;
+    if (ev->sp > ev->scap / 2) {
+        saved_scratch = ev->scratch;
+        saved_sp = ev->sp;
+        ev->scratch = xcalloc(ev->scap, sizeof *ev->scratch);
+        ev->sp = 0;
+    }
+    for (;;) {
+        uint64_t before = ev->n_answers;
+        run_call_rules(ev, rel, call);
+        if (ev->cs[pos].low != pos || ev->aborted) break;
+        /* the leader of a cycle: members not reached again are evaluated
+         * again too, and the whole repeats until nothing is new */
+        for (uint32_t m = mem0; m < ev->n_members && !ev->aborted; m++) {
+            uint32_t mr = ev->members[2 * m], mc = ev->members[2 * m + 1];
+            if (ev->dm[mr].status[mc] == CALL_STALE) eval_call(ev, mr, mc, true);
+        }
+        if (ev->n_answers == before || ev->aborted) break;
+        for (uint32_t m = mem0; m < ev->n_members; m++)
+            ev->dm[ev->members[2 * m]].status[ev->members[2 * m + 1]] = CALL_STALE;
+    }
+    if (saved_scratch) {
+        free(ev->scratch);
+        ev->scratch = saved_scratch;
+        ev->sp = saved_sp;
+    }
+    uint32_t low = ev->cs[pos].low;
+    ev->n_cs--;
+    if (low < pos) { /* part of a cycle led by an older call */
+        set_status(&ev->dm[rel], call, CALL_PARTIAL, low);
+        if (ev->cs[pos - 1].low > low) ev->cs[pos - 1].low = low;
+        if (!listed) {
+            XVEC_RESERVE(&ev->members, &ev->cap_members, 2 * ev->n_members + 2);
+            ev->members[2 * ev->n_members] = rel;
+            ev->members[2 * ev->n_members++ + 1] = call;
+        }
+        return;
+    }
+    for (uint32_t m = mem0; m < ev->n_members; m++)
+        ev->dm[ev->members[2 * m]].status[ev->members[2 * m + 1]] = CALL_DONE;
+    ev->n_members = mem0;
+    set_status(&ev->dm[rel], call, CALL_DONE, NONE32);
 }
 
 /* The call of a demand literal (its arguments at the demanded positions),
  * evaluated if new. The key terms are interned, not looked up: the
  * relation's own rules may build them (mummymaze1p asks for
- * (doesprime ?m (move2 ?d1 ?d2)) before any move2 term exists). */
+ * (doesprime ?m (move2 ?d1 ?d2)) before any move2 term exists). A call
+ * still in progress (recursion) makes the caller depend on it. */
 static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
 {
     const crel_t *R = &ev->r->rels[rel];
@@ -444,7 +540,15 @@ static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
     if (fresh) {
         XVEC_RESERVE(&dm->first, &dm->cap_first, idx + 1);
         dm->first[idx] = 0;
-        eval_call(ev, rel, idx);
+        eval_call(ev, rel, idx, false);
+        return idx;
+    }
+    switch (dm->status[idx]) {
+    case CALL_DONE: break;
+    case CALL_STALE: eval_call(ev, rel, idx, true); break;
+    default: /* CALL_BUSY (low: its position) or CALL_PARTIAL */
+        if (ev->n_cs && ev->cs[ev->n_cs - 1].low > dm->low[idx]) ev->cs[ev->n_cs - 1].low = dm->low[idx];
+        break;
     }
     return idx;
 }

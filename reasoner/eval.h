@@ -15,11 +15,20 @@
  *     (PHASE_MOVE);
  *   - the grounder, which runs a relaxed program (negation ignored on
  *     non-static relations) and records every rule instance through a
- *     callback. */
+ *     callback.
+ *
+ * Demand relations (rules.h RULES_DEMAND) are not run bottom-up: a rule
+ * that reaches one of their literals makes a call (the bound arguments),
+ * which runs the relation's rules with those arguments bound and memoises
+ * the answers. Calls may recurse (tabling): a call meeting a call still in
+ * progress uses the answers found so far, and the oldest call of such a
+ * cycle runs again, with the others of the cycle, until no answer is new
+ * (SLG-style completion for positive recursion; negation is stratified). */
 #ifndef GGP_REASONER_EVAL_H
 #define GGP_REASONER_EVAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/clock.h"
@@ -78,7 +87,19 @@ typedef struct demand_memo {
     uint32_t *next;    /* per answer tuple: next answer of its call + 1 */
     uint32_t cap_next;
     uint32_t active;   /* the call being evaluated */
+    /* Tabling (recursive demand relations): per call its state (eval.c
+     * CALL_*) and, while it is not complete, the call-stack position of
+     * the oldest call in progress that its answers depend on. */
+    uint8_t *status;
+    uint32_t *low;
+    uint32_t cap_status, cap_low;
 } demand_memo_t;
+
+/* A call in progress (tabling): relation, call, and the oldest position
+ * on this stack whose incomplete answers it used (UINT32_MAX: none). */
+typedef struct call_frame {
+    uint32_t rel, call, low;
+} call_frame_t;
 
 typedef struct evaluator {
     const rules_t *r;
@@ -92,6 +113,12 @@ typedef struct evaluator {
     uint32_t sp, scap;
     uint64_t *visits;   /* optional, per rule: tuples looked at (profiling) */
     demand_memo_t *dm;  /* per relation (used for demand relations only) */
+    call_frame_t *cs;   /* demand calls in progress, outermost first */
+    uint32_t n_cs, cap_cs;
+    uint32_t *members;  /* (rel, call) pairs evaluated but not complete */
+    uint32_t n_members, cap_members;
+    uint64_t n_answers; /* answers of demand calls so far (fixpoint test) */
+    bool too_deep;      /* a chain of demand calls exceeded EVAL_MAX_DEPTH */
     uint32_t max_arity;
     /* modes */
     bool relaxed;       /* ignore negation on non-static relations */
@@ -105,12 +132,21 @@ typedef struct evaluator {
     uint32_t delta_lit, delta_lo, delta_hi;
 } evaluator_t;
 
+/* Nesting limit of demand calls: a recursion whose calls keep growing
+ * (a genuinely infinite program) aborts the evaluation instead of
+ * exhausting the C stack. */
+#define EVAL_MAX_DEPTH 1000
+
 /* An evaluator whose static relations come from shared (may be NULL: then
  * it owns every store). Indexes are created from the rules' plans. */
 void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *shared_static);
 void eval_free(evaluator_t *ev);
 /* Clear the stores of relations of the given phase. */
 void eval_clear_phase(evaluator_t *ev, phase_t phase);
+/* Calls and answers memoised for the demand relations of a phase (the
+ * rules engine clears static memos that grow past a bound: they persist
+ * across states). */
+size_t eval_demand_size(const evaluator_t *ev, phase_t phase);
 /* Run every rule whose head relation is in the given phase. Returns false
  * if the budget ran out. */
 bool eval_run_phase(evaluator_t *ev, phase_t phase);

@@ -22,7 +22,19 @@ typedef struct builder {
     crule_t *rules;
     uint32_t n_rules, cap_rules;
     uint32_t cap_rels;
+    /* tabling (see compute_tabling): goal-directed relations, and the
+     * memo of which call patterns of theirs can be evaluated */
+    bool *tab;
+    struct tab_memo *tm;
+    uint32_t n_tm, cap_tm;
+    uint32_t n_orig_rules;
 } builder_t;
+
+typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;
+typedef struct tab_memo {
+    uint32_t rel, mask;
+    tab_state_t st;
+} tab_memo_t;
 
 uint32_t rules_find_rel(const rules_t *r, sym_t name, uint32_t arity)
 {
@@ -229,6 +241,29 @@ static bool is_bound(const pat_t *p, const bool *bound)
     return p->kind == PAT_CONST || p->ground || (p->kind == PAT_VAR && bound[p->var]);
 }
 
+/* Argument positions of a literal whose values are known. */
+static uint32_t bound_mask(const rules_t *r, const clit_t *l, const bool *bound)
+{
+    uint32_t m = 0;
+    for (uint32_t a = 0; a < r->rels[l->rel].arity && a < 32; a++)
+        if (all_bound(l->args[a], bound)) m |= 1u << a;
+    return m;
+}
+
+static bool tab_ok(builder_t *b, uint32_t rel, uint32_t mask);
+
+/* A literal of a goal-directed relation can only be evaluated with some
+ * arguments bound: an adorned copy with (at least) its pattern, an
+ * original with a pattern that can itself be evaluated (tab_ok). */
+static bool tab_lit_ok(builder_t *b, const clit_t *l, const bool *bound)
+{
+    const crel_t *R = &b->r->rels[l->rel];
+    if (R->tabled) return (bound_mask(b->r, l, bound) & R->demand_mask) == R->demand_mask;
+    if (!b->tab || !b->tab[l->rel]) return true;
+    uint32_t m = bound_mask(b->r, l, bound);
+    return m != 0 && tab_ok(b, l->rel, m);
+}
+
 static bool lit_ready(const rules_t *r, const clit_t *l, const bool *bound)
 {
     if (l->kind == CL_DISTINCT) return all_bound(l->lhs, bound) && all_bound(l->rhs, bound);
@@ -266,12 +301,14 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
         uint32_t pick = UINT32_MAX;
         if (k == 0 && first != UINT32_MAX) pick = first;
         for (uint32_t i = 0; i < n && pick == UINT32_MAX; i++)
-            if (!used[i] && c->body[i].kind != CL_POS && lit_ready(r, &c->body[i], bound)) pick = i;
+            if (!used[i] && c->body[i].kind != CL_POS && lit_ready(r, &c->body[i], bound) &&
+                (c->body[i].kind == CL_DISTINCT || tab_lit_ok(b, &c->body[i], bound)))
+                pick = i;
         if (pick == UINT32_MAX) {
             long best = LONG_MIN;
             for (uint32_t i = 0; i < n; i++) {
                 const clit_t *l = &c->body[i];
-                if (used[i] || l->kind != CL_POS) continue;
+                if (used[i] || l->kind != CL_POS || !tab_lit_ok(b, l, bound)) continue;
                 uint32_t ar = r->rels[l->rel].arity, bnd = 0, sub = 0, fresh = 0;
                 for (uint32_t a = 0; a < ar; a++) {
                     uint32_t u = count_unbound(l->args[a], bound);
@@ -282,9 +319,15 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                 }
                 /* In a state, does holds one tuple per role: a cheap
                  * generator (not in the relaxed program, where it holds
-                 * every move). */
+                 * every move), and so do its projections (chess's en
+                 * passant frame rule: 4032 different_cells tuples first
+                 * made it 100x slower). */
                 long score = (long)bnd * 1000 + (long)sub * 300 - (long)fresh + (ar == bnd ? 1000000 : 0) +
-                             (l->rel == r->rel_does && !r->relaxed ? 500000 : 0);
+                             ((l->rel == r->rel_does || r->rels[l->rel].from_does) && !r->relaxed ? 500000 : 0);
+                /* A goal-directed call with free arguments may have a huge
+                 * answer set (len(?l, 6): every list of length 6): it comes
+                 * after every other generator, with as much bound as can be. */
+                if (ar != bnd && (r->rels[l->rel].tabled || (b->tab && b->tab[l->rel]))) score -= 100000000;
                 if (score > best) {
                     best = score;
                     pick = i;
@@ -709,6 +752,8 @@ static void project_local_vars(builder_t *b)
             XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
             uint32_t aux = r->n_rels++;
             r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+            /* a projection of does holds as few tuples as does */
+            r->rels[aux].from_does = l->rel == r->rel_does || r->rels[l->rel].from_does;
             crule_t a = {.head_rel = aux, .n_vars = n_keep + n_local, .n_body = 1, .src_off = c.src_off};
             a.head = var_pats(r, n_keep, NULL);
             uint32_t *inv = xmalloc(nv * sizeof *inv);
@@ -919,6 +964,273 @@ static bool order_rules(builder_t *b)
     return ok;
 }
 
+/* ---------------------------------------------------------------- tabling */
+
+/* Can every rule of rel be evaluated with the arguments of mask bound?
+ * Memoised per (rel, mask); a pattern being checked counts as possible
+ * (recursion), which the final check of every plan (tab_verify) backs. */
+static bool tab_ok(builder_t *b, uint32_t rel, uint32_t mask)
+{
+    for (uint32_t i = 0; i < b->n_tm; i++)
+        if (b->tm[i].rel == rel && b->tm[i].mask == mask) return b->tm[i].st != TAB_BAD;
+    XVEC_RESERVE(&b->tm, &b->cap_tm, b->n_tm + 1);
+    uint32_t me = b->n_tm++;
+    b->tm[me] = (tab_memo_t){rel, mask, TAB_BUSY};
+    bool ok = true;
+    for (uint32_t i = 0; i < b->n_orig_rules && ok; i++) {
+        if (b->rules[i].head_rel != rel) continue;
+        corder_t tmp;
+        ok = plan_order_from(b, &b->rules[i], UINT32_MAX, &tmp, mask);
+    }
+    b->tm[me].st = ok ? TAB_OK : TAB_BAD;
+    return ok;
+}
+
+static bool pat_has_marked(const pat_t *p, const bool *marked)
+{
+    if (p->kind == PAT_VAR) return marked[p->var];
+    if (p->kind == PAT_FN && !p->ground)
+        for (uint32_t i = 0; i < p->arity; i++)
+            if (pat_has_marked(p->args[i], marked)) return true;
+    return false;
+}
+
+/* Does literal l of rule c call back into c's component? */
+static bool lit_in_scc(const builder_t *b, const crule_t *c, const clit_t *l)
+{
+    for (uint32_t j = 0; j < b->n_orig_rules; j++)
+        if (b->rules[j].head_rel == l->rel && b->rules[j].scc == c->scc) return true;
+    return false;
+}
+
+/* The non-termination signature of bottom-up evaluation: a head argument
+ * is a function term holding a variable that a recursive call binds, as in
+ * (append_el ?el (list ?h ?t) (list ?h ?nt)) <= ... (append_el ?el ?t ?nt). */
+static bool rule_grows(const builder_t *b, const crule_t *c)
+{
+    if (!c->recursive) return false;
+    const rules_t *r = b->r;
+    bool *rec = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *rec);
+    for (uint32_t k = 0; k < c->n_body; k++) {
+        const clit_t *l = &c->body[k];
+        if (l->kind == CL_POS && lit_in_scc(b, c, l))
+            for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) mark_vars(l->args[a], rec);
+    }
+    bool grows = false;
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && !grows; a++)
+        grows = c->head[a]->kind == PAT_FN && pat_has_marked(c->head[a], rec);
+    free(rec);
+    return grows;
+}
+
+/* Estimated sizes of the static relations, in evaluation order: per rule,
+ * the product over its positive literals of size^(unbound share) (the
+ * uniform-distribution guess of a join's fan-out). A recursive relation
+ * gets the estimate of one pass: only the astronomic matter here
+ * (laikLee_hex's isList: 25^25). */
+/* x^f for x >= 1, 0 < f <= 1, to within a few percent (the reasoner does
+ * not link libm; an estimate needs no more). */
+static double pow_rough(double x, double f)
+{
+    double lg = 0;
+    while (x >= 2) {
+        x /= 2;
+        lg += 1;
+    }
+    lg += x - 1; /* log2 of the mantissa, linearly */
+    double y = lg * f, v = 1;
+    for (; y >= 1; y -= 1) v *= 2;
+    return v * (1 + y);
+}
+
+static double *estimate_sizes(const builder_t *b)
+{
+    const rules_t *r = b->r;
+    double *est = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *est);
+    for (uint32_t i = 0; i < b->n_orig_rules; i++) {
+        const crule_t *c = &b->rules[i];
+        if (r->rels[c->head_rel].phase != PHASE_STATIC) continue;
+        bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+        double e = 1;
+        for (uint32_t k = 0; k < c->n_body; k++) {
+            const clit_t *l = &c->body[c->plan.order[k]];
+            if (l->kind != CL_POS) continue;
+            uint32_t ar = r->rels[l->rel].arity, unb = 0;
+            for (uint32_t a = 0; a < ar; a++) unb += !all_bound(l->args[a], bound);
+            if (unb) e *= pow_rough(est[l->rel] > 1 ? est[l->rel] : 1, (double)unb / ar);
+            if (e > 1e300) e = 1e300;
+            for (uint32_t a = 0; a < ar; a++) mark_vars(l->args[a], bound);
+        }
+        est[c->head_rel] += e;
+        free(bound);
+    }
+    return est;
+}
+
+static bool is_keyword_rel(const rules_t *r, uint32_t rel);
+
+/* The adorned copy of rel for call pattern mask, created (and queued in
+ * *ad as rel, mask, copy triples) if new. */
+static uint32_t adorned_rel(builder_t *b, uint32_t rel, uint32_t mask, uint32_t **ad, uint32_t *n_ad, uint32_t *cap_ad)
+{
+    for (uint32_t i = 0; i < *n_ad; i++)
+        if ((*ad)[3 * i] == rel && (*ad)[3 * i + 1] == mask) return (*ad)[3 * i + 2];
+    rules_t *r = b->r;
+    XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+    crel_t cp = r->rels[rel];
+    cp.demand = true;
+    cp.demand_mask = mask;
+    cp.tabled = true;
+    cp.replaced = false;
+    cp.orig = rel;
+    cp.rules_of = NULL;
+    cp.n_rules_of = 0;
+    r->rels[r->n_rels] = cp;
+    XVEC_RESERVE(ad, cap_ad, 3 * *n_ad + 3);
+    (*ad)[3 * *n_ad] = rel;
+    (*ad)[3 * *n_ad + 1] = mask;
+    (*ad)[3 * *n_ad + 2] = r->n_rels;
+    (*n_ad)++;
+    return r->n_rels++;
+}
+
+/* Redirect the goal-directed literals of rule i (evaluated with the head
+ * arguments of hmask bound) to the adorned copies for the patterns its
+ * plan calls them with, then plan it again. */
+static bool tab_rewrite(builder_t *b, uint32_t i, uint32_t hmask, uint32_t **ad, uint32_t *n_ad, uint32_t *cap_ad)
+{
+    rules_t *r = b->r;
+    crule_t *c = &b->rules[i];
+    clit_t *body = arena_calloc(r->arena, c->n_body ? c->n_body : 1, sizeof *body);
+    if (c->n_body) memcpy(body, c->body, c->n_body * sizeof *body);
+    c->body = body;
+    corder_t pl;
+    if (!plan_order_from(b, c, UINT32_MAX, &pl, hmask)) return false;
+    bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+    for (uint32_t a = 0; a < r->rels[c->head_rel].arity && a < 32; a++)
+        if (hmask >> a & 1) mark_vars(c->head[a], bound);
+    for (uint32_t k = 0; k < c->n_body; k++) {
+        clit_t *l = &body[pl.order[k]];
+        if (l->kind == CL_DISTINCT) continue;
+        if (b->tab[l->rel]) {
+            uint32_t m = bound_mask(r, l, bound);
+            l->rel = adorned_rel(b, l->rel, m, ad, n_ad, cap_ad);
+            c = &b->rules[i];
+        }
+        if (l->kind == CL_POS)
+            for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) mark_vars(l->args[a], bound);
+    }
+    free(bound);
+    bool ok;
+    if (hmask) {
+        ok = plan_order_from(b, c, UINT32_MAX, &c->qplan, hmask);
+        c->plan = c->qplan;
+    } else {
+        ok = plan_order(b, c, UINT32_MAX, &c->plan);
+        for (uint32_t k = 0; c->delta && k < c->n_body; k++)
+            if (c->body[k].kind == CL_POS && !plan_order(b, c, k, &c->delta[k])) c->delta[k] = c->plan;
+    }
+    return ok;
+}
+
+/* Decide which relations are evaluated goal-directed (rules.h, tabling),
+ * make their adorned copies and redirect every use to them. */
+static void compute_tabling(builder_t *b)
+{
+    rules_t *r = b->r;
+    b->n_orig_rules = b->n_rules;
+    uint32_t n_rels0 = r->n_rels;
+    bool *tab = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *tab);
+    double *est = estimate_sizes(b);
+    bool any = false;
+    for (uint32_t i = 0; i < b->n_rules; i++) {
+        const crule_t *c = &b->rules[i];
+        uint32_t h = c->head_rel;
+        if (tab[h] || is_keyword_rel(r, h) || r->rels[h].arity == 0 || r->rels[h].arity > 32) continue;
+        if (rule_grows(b, c) || (r->rels[h].phase == PHASE_STATIC && est[h] > RULES_HUGE)) any = tab[h] = true;
+    }
+    free(est);
+    if (!any) {
+        free(tab);
+        return;
+    }
+    b->tab = tab;
+    /* Close: a component is goal-directed as a whole (a memo of a call
+     * cannot follow a relation that is still growing bottom-up), and a
+     * rule that cannot reach its goal-directed literals with enough bound
+     * arguments makes its head goal-directed. */
+    bool give_up = false;
+    for (bool changed = true; changed && !give_up;) {
+        changed = false;
+        b->n_tm = 0;
+        for (uint32_t i = 0; i < b->n_rules; i++) {
+            if (!tab[b->rules[i].head_rel] || !b->rules[i].recursive) continue;
+            for (uint32_t j = 0; j < b->n_rules; j++)
+                if (b->rules[j].scc == b->rules[i].scc && !tab[b->rules[j].head_rel]) {
+                    tab[b->rules[j].head_rel] = true;
+                    changed = true;
+                }
+        }
+        for (uint32_t i = 0; i < b->n_rules && !give_up; i++) {
+            crule_t *c = &b->rules[i];
+            if (tab[c->head_rel]) continue;
+            corder_t tmp;
+            if (plan_order_from(b, c, UINT32_MAX, &tmp, 0)) continue;
+            uint32_t h = c->head_rel;
+            if (is_keyword_rel(r, h) || r->rels[h].arity == 0 || r->rels[h].arity > 32) give_up = true;
+            tab[h] = true;
+            changed = true;
+        }
+    }
+    for (uint32_t i = 0; i < b->n_rules && !give_up; i++)
+        if (tab[b->rules[i].head_rel] && (is_keyword_rel(r, b->rules[i].head_rel) || b->rules[i].bridge)) give_up = true;
+    if (give_up) { /* left to bottom-up evaluation and its budget */
+        b->tab = NULL;
+        free(tab);
+        free(b->tm);
+        b->tm = NULL;
+        b->n_tm = b->cap_tm = 0;
+        return;
+    }
+    uint32_t *ad = NULL, n_ad = 0, cap_ad = 0;
+    uint32_t n_orig = b->n_rules;
+    for (uint32_t i = 0; i < n_orig; i++)
+        if (!tab[b->rules[i].head_rel] && !tab_rewrite(b, i, 0, &ad, &n_ad, &cap_ad)) give_up = true;
+    uint32_t scc = r->n_sccs;
+    for (uint32_t k = 0; k < n_ad; k++) {
+        uint32_t rel = ad[3 * k], mask = ad[3 * k + 1], arel = ad[3 * k + 2];
+        for (uint32_t j = 0; j < n_orig; j++) {
+            if (b->rules[j].head_rel != rel) continue;
+            crule_t cp = b->rules[j];
+            cp.head_rel = arel;
+            cp.recursive = false;
+            cp.delta = NULL;
+            cp.scc = scc; /* after every bottom-up component; never run bottom-up */
+            cp.seq = b->n_rules;
+            XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+            b->rules[b->n_rules++] = cp;
+            if (!tab_rewrite(b, b->n_rules - 1, mask, &ad, &n_ad, &cap_ad)) give_up = true;
+        }
+    }
+    free(ad);
+    if (give_up) {
+        diag_error(b->d, b->p->src, 0, "internal: a goal-directed relation cannot be planned with its bound arguments");
+        b->errors++;
+    }
+    for (uint32_t i = 0; i < n_rels0; i++) /* tab covers the relations before the copies */
+        if (tab[i]) {
+            r->rels[i].replaced = true;
+            r->rels[i].demand = true;
+            r->rels[i].demand_mask = 0;
+        }
+    r->n_sccs = scc + 1;
+    b->tab = NULL;
+    free(tab);
+    free(b->tm);
+    b->tm = NULL;
+    b->n_tm = b->cap_tm = 0;
+}
+
 /* ----------------------------------------------------------------- demand */
 
 /* Argument positions of each literal bound when the plan reaches it, as a
@@ -955,16 +1267,33 @@ static void compute_demand(builder_t *b)
     uint32_t *mask = xmalloc((r->n_rels ? r->n_rels : 1) * sizeof *mask);
     for (uint32_t i = 0; i < r->n_rels; i++)
         cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
-                  r->rels[i].arity > 0 && r->rels[i].arity <= 32;
-    for (uint32_t i = 0; i < r->n_rules; i++)
-        if (r->rules[i].recursive) cand[r->rules[i].head_rel] = false;
+                  r->rels[i].arity > 0 && r->rels[i].arity <= 32 && !r->rels[i].tabled && !r->rels[i].replaced;
+    bool *bad_scc = xcalloc(r->n_sccs + 1, sizeof *bad_scc);
+    bool *outside = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *outside);
     /* Shrink the candidates until every use of each binds its mask. */
     for (bool changed = true; changed;) {
         changed = false;
+        /* Recursive relations too (the calls are tabled, eval.c), but a
+         * component is evaluated one way: a memoised call cannot follow a
+         * relation of its own component that is still growing bottom-up. */
+        memset(bad_scc, 0, (r->n_sccs + 1) * sizeof *bad_scc);
+        for (uint32_t i = 0; i < r->n_rules; i++)
+            if (!cand[r->rules[i].head_rel] && r->rules[i].scc <= r->n_sccs) bad_scc[r->rules[i].scc] = true;
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            const crule_t *c = &r->rules[i];
+            if (c->recursive && cand[c->head_rel] && bad_scc[c->scc]) {
+                cand[c->head_rel] = false;
+                changed = true;
+            }
+        }
         for (uint32_t i = 0; i < r->n_rels; i++) mask[i] = UINT32_MAX;
         for (uint32_t i = 0; i < r->n_rules; i++) {
             crule_t *c = &r->rules[i];
-            if (cand[c->head_rel]) {
+            const crel_t *h = &r->rels[c->head_rel];
+            if (h->replaced) continue; /* never evaluated */
+            if (h->tabled) {
+                plan_uses(r, c, &c->qplan, h->demand_mask, mask);
+            } else if (cand[c->head_rel]) {
                 uint32_t hm = r->rels[c->head_rel].demand_mask;
                 plan_order_from(b, c, UINT32_MAX, &c->qplan, hm);
                 plan_uses(r, c, &c->qplan, hm, mask);
@@ -974,15 +1303,27 @@ static void compute_demand(builder_t *b)
                     if (c->delta[k].order) plan_uses(r, c, &c->delta[k], 0, mask);
             }
         }
+        /* relations used by some rule outside the move phase */
+        memset(outside, 0, r->n_rels * sizeof *outside);
+        for (uint32_t i = 0; i < r->n_rules; i++) {
+            const crule_t *c = &r->rules[i];
+            if (r->rels[c->head_rel].replaced || r->rels[c->head_rel].phase == PHASE_MOVE) continue;
+            for (uint32_t k = 0; k < c->n_body; k++)
+                if (c->body[k].kind != CL_DISTINCT) outside[c->body[k].rel] = true;
+        }
         for (uint32_t i = 0; i < r->n_rels; i++) {
             if (!cand[i]) continue;
             uint32_t full = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
             uint32_t m = mask[i] & full;
-            /* Only membership queries (every argument given) for now: with
-             * fewer arguments bound, evaluating each call separately loses
-             * the sharing of bottom-up evaluation (chess: queen moves from
-             * each square, asked once per square). */
-            if (m != full) {
+            /* Membership queries (every argument given), or any bound
+             * argument when only the move phase asks: with fewer arguments
+             * bound, evaluating each call separately loses the sharing of
+             * bottom-up evaluation (chess: queen moves from each square,
+             * asked once per square), but a joint move asks few questions
+             * of a relation that bottom-up computes for every argument
+             * (mummymaze1p: movetoward, 1.2 million tuples per state, of
+             * which the mummy's move needs two). */
+            if (m != full && (m == 0 || outside[i])) {
                 cand[i] = false;
                 changed = true;
             } else if (m != r->rels[i].demand_mask) {
@@ -992,17 +1333,20 @@ static void compute_demand(builder_t *b)
         }
     }
     for (uint32_t i = 0; i < r->n_rels; i++) {
+        if (r->rels[i].tabled || r->rels[i].replaced) continue;
         r->rels[i].demand = cand[i];
         if (!cand[i]) r->rels[i].demand_mask = 0;
     }
     for (uint32_t i = 0; i < r->n_rules; i++) {
         crel_t *h = &r->rels[r->rules[i].head_rel];
-        if (!h->demand) continue;
+        if (!h->demand || h->replaced) continue;
         h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
         h->rules_of[h->n_rules_of++] = i;
     }
     free(cand);
     free(mask);
+    free(bad_scc);
+    free(outside);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -1089,7 +1433,13 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
                 if (!plan_order(&b, c, k, &c->delta[k])) c->delta[k] = c->plan;
             }
         }
-        if (flags & RULES_DEMAND) compute_demand(&b);
+        if (flags & RULES_DEMAND) {
+            b.rules = r->rules;
+            if (!(flags & RULES_NO_TABLING)) compute_tabling(&b);
+            r->rules = b.rules;
+            r->n_rules = b.n_rules;
+            if (b.errors == 0) compute_demand(&b);
+        }
     }
     if (b.errors) {
         rules_free(r);

@@ -91,11 +91,21 @@ typedef struct crel {
     bool has_rules;     /* appears as some head */
     /* Demand evaluation (RULES_DEMAND): the relation is never computed in
      * full; each use asks for the tuples whose arguments at the positions
-     * of demand_mask are given, and the answers are memoised per state. */
+     * of demand_mask are given, and the answers are memoised per state
+     * (per evaluator for a static relation). */
     bool demand;
     uint32_t demand_mask;
     uint32_t *rules_of; /* demand: indexes of its rules */
     uint32_t n_rules_of;
+    /* Goal-directed evaluation with tabling (RULES_DEMAND; see "tabling"
+     * below): a relation that is infinite or astronomically large bottom-up
+     * is replaced by one adorned copy per pattern of bound arguments it is
+     * called with. A copy is a demand relation (demand_mask = that pattern)
+     * that may be recursive and may return many answers per call. */
+    bool from_does;     /* an auxiliary projection of does (as small as does) */
+    bool tabled;        /* an adorned copy of `orig` */
+    bool replaced;      /* every use was redirected to adorned copies: never evaluated */
+    uint32_t orig;      /* tabled: the relation it copies */
 } crel_t;
 
 typedef struct rules {
@@ -125,12 +135,32 @@ typedef struct rules {
  * can ever hold (an over-approximation). Bridge rules have src_off
  * UINT32_MAX. */
 #define RULES_RELAXED 1u
-/* RULES_DEMAND marks relations that are only ever used with some arguments
- * bound, are not recursive and are not game keywords, for demand
- * evaluation (eval.c): in chess, threatened_with_capture has millions of
- * tuples per state but each legal move asks about one. A restricted form
- * of the magic-sets idea, without rewriting recursive relations. */
+/* RULES_DEMAND marks relations that are not game keywords and are only
+ * ever used with every argument bound (or, when only move-phase rules use
+ * them, with some argument bound), for demand evaluation (eval.c): in
+ * chess, threatened_with_capture has millions of tuples per state but each
+ * legal move asks about one. A recursive relation qualifies with its whole
+ * component (its calls are tabled). A restricted form of the magic-sets
+ * idea: one call pattern per relation; the tabling below makes one copy
+ * per pattern. */
 #define RULES_DEMAND 2u
+/* Tabling (with RULES_DEMAND). Some static relations cannot be computed
+ * bottom-up at all: laikLee_hex's append_el builds ever longer lists by
+ * recursion ((list ?h ?newtail) from a recursive call's ?newtail), and
+ * isList enumerates 25^25 lists. Such relations (a head argument is a
+ * function term holding a variable of a recursive call, or the estimated
+ * size of a static relation exceeds RULES_HUGE) and, transitively, the
+ * relations whose rules can only reach them with too few bound arguments,
+ * are evaluated top-down per call (magic-sets adornment: one copy per
+ * pattern of bound arguments, memo tables keyed by the bound values, a
+ * recursive call with a key in progress iterates to a fixpoint; eval.c).
+ * When that is impossible (a game keyword would have to be goal-directed)
+ * the program is left as it is, and the budget of the static phase fails
+ * it cleanly. */
+#define RULES_HUGE 1e15
+/* With RULES_DEMAND: no tabling (the rules engine's fallback when the
+ * goal-directed evaluation of a program does not terminate). */
+#define RULES_NO_TABLING 4u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */
