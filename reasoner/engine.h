@@ -58,6 +58,10 @@ void game_state_reserve(game_state_t *s, uint32_t n);
 /* The engines. They return NULL on failure; the propnet writes why into
  * reason (budget exceeded, ...). */
 game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d);
+/* Whether the rules have relations that only goal-directed evaluation with
+ * tabling can compute (infinite bottom-up, see rules.h): grounding them
+ * cannot succeed, so ENGINE_AUTO goes to the rules engine at once. */
+bool rules_need_tabling(const program_t *p);
 game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d, char *reason, size_t reason_len);
 
 #endif

@@ -455,3 +455,15 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     if (!g && retry) g = compile_flags(p, opt, d, RULES_DEMAND | RULES_NO_TABLING, &retry);
     return g;
 }
+
+bool rules_need_tabling(const program_t *p)
+{
+    diag_t quiet;
+    diag_init(&quiet, NULL);
+    term_store_t *ts = ts_new();
+    rules_t *r = rules_compile(p, ts, &quiet, RULES_DEMAND);
+    bool tab = r && has_tabling(r);
+    if (r) rules_free(r);
+    ts_free(ts);
+    return tab;
+}

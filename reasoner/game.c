@@ -21,14 +21,16 @@ game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
     uint64_t t0 = clock_now_ns();
     char reason[160] = "";
     game_t *g = NULL;
-    if (o.engine != ENGINE_RULES) {
+    if (o.engine == ENGINE_AUTO && rules_need_tabling(p))
+        snprintf(reason, sizeof reason, "some relations are infinite bottom-up (they need goal-directed evaluation)");
+    else if (o.engine != ENGINE_RULES) {
         g = propnet_compile(p, &o, d, reason, sizeof reason);
         if (!g && o.engine == ENGINE_PROPNET) {
             diag_error(d, NULL, 0, "cannot build a propositional network: %s", reason);
             return NULL;
         }
-        if (!g && !o.quiet) diag_note(d, NULL, 0, "falling back to the rules engine: %s", reason);
     }
+    if (!g && *reason && !o.quiet) diag_note(d, NULL, 0, "falling back to the rules engine: %s", reason);
     if (!g) g = rules_engine_compile(p, &o, d);
     if (!g) return NULL;
     g->stats.ground_ms = (double)(clock_now_ns() - t0) / 1e6;
