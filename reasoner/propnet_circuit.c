@@ -229,91 +229,187 @@ static uint32_t *b_refcounts(bld_t *b, const uint32_t *outs, uint32_t n_outs)
  * with Y = a1 or a2 or ... Each instance loses a fan-in from L; the frame
  * rules of board games ("c stays if true(c) and some move leaves it")
  * collapse from cells x moves gates to cells + moves. Only instances that
- * no one else reads are changed in place. */
+ * no one else reads are changed in place; an input that is no such AND
+ * counts as the instance of one literal. The most shared literal goes
+ * first, again and again while one is shared by three instances or more:
+ * an index from literals to instances and a heap keep that linear in the
+ * size of the OR (times a logarithm). */
+typedef struct factor_ws {
+    uint32_t *ref, cap_ref;
+    uint32_t *freq, cap_freq; /* per literal: instances left that hold it */
+    uint64_t *pairs, cap_pairs; /* literal << 32 | instance */
+    uint64_t *heap, cap_heap;   /* freq << 32 | ~literal */
+    uint32_t *run_lo, *run_hi, cap_runs, cap_runs_hi; /* per shared literal: its pairs */
+    uint32_t *run_of, cap_run_of;        /* per literal: its run */
+    uint8_t *gone;
+    uint32_t cap_gone;
+} factor_ws_t;
+
+static bool b_own(const bld_t *b, const factor_ws_t *w, uint32_t l)
+{
+    uint32_t c = l >> 1;
+    return !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && c < w->cap_ref && w->ref[c] == 1;
+}
+
+static void heap_push(factor_ws_t *w, uint32_t *n, uint64_t v)
+{
+    XVEC_RESERVE(&w->heap, &w->cap_heap, *n + 1);
+    uint32_t k = (*n)++;
+    while (k && w->heap[(k - 1) / 2] < v) {
+        w->heap[k] = w->heap[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    w->heap[k] = v;
+}
+
+static uint64_t heap_pop(factor_ws_t *w, uint32_t *n)
+{
+    uint64_t top = w->heap[0], v = w->heap[--(*n)];
+    uint32_t k = 0;
+    for (;;) {
+        uint32_t c = 2 * k + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && w->heap[c + 1] > w->heap[c]) c++;
+        if (w->heap[c] <= v) break;
+        w->heap[k] = w->heap[c];
+        k = c;
+    }
+    if (*n) w->heap[k] = v;
+    return top;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Factor OR h; new ORs (the Ys) go to the work list. */
+static void b_factor_one(bld_t *b, factor_ws_t *w, uint32_t h, uint32_t **work, uint32_t *n_work, uint32_t *cap_work)
+{
+    uint32_t n = b->nd[h].n;
+    if (n < 3) return;
+    /* (literal, instance) pairs, sorted: the runs index literals. */
+    uint32_t np = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t l = b->nd[h].in[j];
+        if (b_own(b, w, l)) {
+            const bnode_t *a = &b->nd[l >> 1];
+            XVEC_RESERVE(&w->pairs, &w->cap_pairs, np + a->n);
+            for (uint32_t k = 0; k < a->n; k++) w->pairs[np++] = (uint64_t)a->in[k] << 32 | j;
+        } else {
+            XVEC_RESERVE(&w->pairs, &w->cap_pairs, np + 1);
+            w->pairs[np++] = (uint64_t)l << 32 | j;
+        }
+    }
+    qsort(w->pairs, np, sizeof *w->pairs, cmp_u64);
+    uint32_t nr = 0, nh = 0;
+    for (uint32_t k = 0; k < np;) {
+        uint32_t L = (uint32_t)(w->pairs[k] >> 32), e = k;
+        while (e < np && (uint32_t)(w->pairs[e] >> 32) == L) e++;
+        if (e - k >= 3 && L < w->cap_freq) {
+            XVEC_RESERVE(&w->run_lo, &w->cap_runs, nr + 1);
+            XVEC_RESERVE(&w->run_hi, &w->cap_runs_hi, nr + 1);
+            w->run_lo[nr] = k;
+            w->run_hi[nr] = e;
+            w->run_of[L] = nr++;
+            w->freq[L] = e - k;
+            heap_push(w, &nh, (uint64_t)(e - k) << 32 | (uint32_t)~L);
+        }
+        k = e;
+    }
+    if (!nr) return;
+    if (n > w->cap_gone) {
+        w->cap_gone = n;
+        w->gone = xreallocarray(w->gone, n, 1);
+    }
+    memset(w->gone, 0, n);
+    uint32_t n_new = 0, *zs = NULL, cap_zs = 0;
+    while (nh) {
+        uint64_t top = heap_pop(w, &nh);
+        uint32_t L = ~(uint32_t)top, f = (uint32_t)(top >> 32);
+        if (f != w->freq[L]) { /* stale: instances left since */
+            if (w->freq[L] >= 3) heap_push(w, &nh, (uint64_t)w->freq[L] << 32 | (uint32_t)~L);
+            continue;
+        }
+        if (f < 3) break;
+        uint32_t y = b_new(b, K_OR), z = b_new(b, K_AND);
+        if (b->n > w->cap_ref) {
+            uint32_t nc = b->cap;
+            w->ref = xreallocarray(w->ref, nc, sizeof *w->ref);
+            memset(w->ref + w->cap_ref, 0, (nc - w->cap_ref) * sizeof *w->ref);
+            w->cap_ref = nc;
+        }
+        w->ref[y] = w->ref[z] = 1;
+        for (uint32_t k = w->run_lo[w->run_of[L]]; k < w->run_hi[w->run_of[L]]; k++) {
+            uint32_t j = (uint32_t)w->pairs[k];
+            if (w->gone[j]) continue;
+            w->gone[j] = 1;
+            uint32_t l = b->nd[h].in[j];
+            if (b_own(b, w, l)) {
+                bnode_t *a = &b->nd[l >> 1];
+                uint32_t m = 0;
+                for (uint32_t q = 0; q < a->n; q++) {
+                    uint32_t L2 = a->in[q];
+                    if (L2 == L) continue;
+                    if (L2 < w->cap_freq && w->freq[L2]) w->freq[L2]--;
+                    a->in[m++] = L2;
+                }
+                a->n = m;
+                b_add(b, y, l);
+            } else {
+                b_add(b, y, LIT_TRUE);
+            }
+        }
+        w->freq[L] = 0;
+        b_add(b, z, L);
+        b_add(b, z, y << 1);
+        XVEC_RESERVE(&zs, &cap_zs, n_new + 1);
+        zs[n_new++] = z << 1;
+        XVEC_RESERVE(work, cap_work, *n_work + 1);
+        (*work)[(*n_work)++] = y;
+    }
+    /* Clear the counts of literals left in the heap. */
+    for (uint32_t k = 0; k < nh; k++) w->freq[~(uint32_t)w->heap[k]] = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t L = (uint32_t)(w->pairs[k] >> 32);
+        if (L < w->cap_freq) w->freq[L] = 0;
+    }
+    if (n_new) {
+        bnode_t *x = &b->nd[h];
+        uint32_t keep = 0;
+        for (uint32_t j = 0; j < x->n; j++)
+            if (!w->gone[j]) x->in[keep++] = x->in[j];
+        x->n = keep;
+        for (uint32_t k = 0; k < n_new; k++) b_add(b, h, zs[k]);
+    }
+    free(zs);
+}
+
 static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
 {
-    uint32_t *ref = b_refcounts(b, outs, n_outs);
-    uint32_t cap_ref = b->n;
-    uint32_t *freq = xcalloc(2 * (size_t)b->n + 2, sizeof *freq);
-    uint32_t cap_freq = 2 * b->n + 2;
-    uint32_t *touched = NULL, n_touched = 0, cap_touched = 0;
+    factor_ws_t w = {0};
+    w.ref = b_refcounts(b, outs, n_outs);
+    w.cap_ref = b->n;
+    w.cap_freq = 2 * b->n + 2;
+    w.freq = xcalloc(w.cap_freq, sizeof *w.freq);
+    w.run_of = xcalloc(w.cap_freq, sizeof *w.run_of);
     uint32_t *work = NULL, n_work = 0, cap_work = 0;
     for (uint32_t u = 0; u < b->n; u++)
         if (b->alias[u] == NONE && b->nd[u].kind == K_OR) {
             XVEC_RESERVE(&work, &cap_work, n_work + 1);
             work[n_work++] = u;
         }
-    for (uint32_t wi = 0; wi < n_work; wi++) {
-        uint32_t h = work[wi];
-        for (;;) {
-            bnode_t *x = &b->nd[h];
-            if (x->n < 3) break;
-            n_touched = 0;
-            for (uint32_t j = 0; j < x->n; j++) {
-                uint32_t l = x->in[j], c = l >> 1;
-                bool own = !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && ref[c] == 1;
-                uint32_t nl = own ? b->nd[c].n : 1;
-                for (uint32_t k = 0; k < nl; k++) {
-                    uint32_t L = own ? b->nd[c].in[k] : l;
-                    if (L >= cap_freq) continue;
-                    if (!freq[L]++) {
-                        XVEC_RESERVE(&touched, &cap_touched, n_touched + 1);
-                        touched[n_touched++] = L;
-                    }
-                }
-            }
-            uint32_t best = NONE, bf = 0;
-            for (uint32_t k = 0; k < n_touched; k++) {
-                uint32_t L = touched[k];
-                if (freq[L] > bf || (freq[L] == bf && L < best)) {
-                    bf = freq[L];
-                    best = L;
-                }
-                freq[L] = 0;
-            }
-            if (bf < 3) break;
-            uint32_t y = b_new(b, K_OR), z = b_new(b, K_AND);
-            x = &b->nd[h]; /* b_new may move the nodes */
-            uint32_t keep = 0;
-            for (uint32_t j = 0; j < x->n; j++) {
-                uint32_t l = x->in[j], c = l >> 1;
-                bool own = !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && ref[c] == 1;
-                bool has = false;
-                if (own) {
-                    bnode_t *a = &b->nd[c];
-                    uint32_t m = 0;
-                    for (uint32_t k = 0; k < a->n; k++) {
-                        if (a->in[k] == best) has = true;
-                        else a->in[m++] = a->in[k];
-                    }
-                    a->n = m;
-                    if (has) b_add(b, y, l);
-                } else if (l == best) {
-                    has = true;
-                    b_add(b, y, LIT_TRUE);
-                }
-                x = &b->nd[h];
-                if (!has) x->in[keep++] = l;
-            }
-            x->n = keep;
-            b_add(b, z, best);
-            b_add(b, z, y << 1);
-            b_add(b, h, z << 1);
-            if (b->n > cap_ref) {
-                uint32_t nc = b->cap;
-                ref = xreallocarray(ref, nc, sizeof *ref);
-                memset(ref + cap_ref, 0, (nc - cap_ref) * sizeof *ref);
-                cap_ref = nc;
-            }
-            ref[y] = ref[z] = 1;
-            XVEC_RESERVE(&work, &cap_work, n_work + 1);
-            work[n_work++] = y;
-        }
-    }
+    for (uint32_t wi = 0; wi < n_work; wi++) b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
     free(work);
-    free(touched);
-    free(freq);
-    free(ref);
+    free(w.ref);
+    free(w.freq);
+    free(w.run_of);
+    free(w.pairs);
+    free(w.heap);
+    free(w.run_lo);
+    free(w.run_hi);
+    free(w.gone);
 }
 
 /* The literals a gate's every instance shares (for legal gating): an AND's
