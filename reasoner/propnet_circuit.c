@@ -184,32 +184,36 @@ static uint64_t gate_hash(const bnode_t *x)
  * changes (a bounded number of passes; each is linear). */
 static void b_simplify_all(bld_t *b)
 {
+    /* Simplification only makes aliases, so one order serves every pass. */
+    uint32_t *order = b_postorder(b);
+    uint32_t cap = 1;
+    while (cap < 2 * b->n) cap *= 2;
+    uint64_t *tab = xmalloc(cap * sizeof *tab); /* hash << 32 | node, or ~0 */
     for (int pass = 0; pass < 20; pass++) {
         uint32_t before = b->n_aliased;
-        uint32_t *order = b_postorder(b);
-        uint32_t cap = 1;
-        while (cap < 2 * b->n) cap *= 2;
-        uint32_t *tab = xmalloc(cap * sizeof *tab);
         memset(tab, 0xff, cap * sizeof *tab);
         for (uint32_t k = 0; k < b->n; k++) {
             uint32_t u = order[k];
             b_simplify(b, u);
             bnode_t *x = &b->nd[u];
             if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
-            uint32_t j = (uint32_t)gate_hash(x) & (cap - 1);
-            for (; tab[j] != NONE; j = (j + 1) & (cap - 1)) {
-                const bnode_t *y = &b->nd[tab[j]];
-                if (b->alias[tab[j]] == NONE && y->kind == x->kind && y->n == x->n &&
+            uint64_t hv = gate_hash(x);
+            uint32_t h32 = (uint32_t)(hv >> 32), j = (uint32_t)hv & (cap - 1);
+            for (; tab[j] != UINT64_MAX; j = (j + 1) & (cap - 1)) {
+                if ((uint32_t)(tab[j] >> 32) != h32) continue;
+                uint32_t o = (uint32_t)tab[j];
+                const bnode_t *y = &b->nd[o];
+                if (b->alias[o] == NONE && y->kind == x->kind && y->n == x->n &&
                     !memcmp(y->in, x->in, x->n * sizeof *x->in))
                     break;
             }
-            if (tab[j] != NONE) b_set_alias(b, u, tab[j] << 1);
-            else tab[j] = u;
+            if (tab[j] != UINT64_MAX) b_set_alias(b, u, (uint32_t)tab[j] << 1);
+            else tab[j] = (uint64_t)h32 << 32 | u;
         }
-        free(tab);
-        free(order);
         if (b->n_aliased == before) break;
     }
+    free(tab);
+    free(order);
 }
 
 /* References to each node from live gates' inputs and from the outputs. */
