@@ -135,8 +135,9 @@ static void b_simplify(bld_t *b, uint32_t n)
 
 /* Nodes in depth-first post-order over their inputs (inputs first), so
  * that one pass of simplification mostly sees settled inputs. */
-static uint32_t *b_postorder(bld_t *b)
+static uint32_t *b_postorder(bld_t *b, bool *cyclic)
 {
+    *cyclic = false;
     uint32_t n = b->n, k = 0, top = 0;
     uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
     uint32_t *sv = xmalloc((n ? n : 1) * sizeof *sv), *se = xmalloc((n ? n : 1) * sizeof *se);
@@ -154,9 +155,12 @@ static uint32_t *b_postorder(bld_t *b)
                     seen[w] = 1;
                     sv[top] = w;
                     se[top++] = 0;
+                } else if (seen[w] == 1) {
+                    *cyclic = true; /* w is on the path: a cycle */
                 }
                 continue;
             }
+            seen[u] = 2;
             order[k++] = u;
             top--;
         }
@@ -184,8 +188,11 @@ static uint64_t gate_hash(const bnode_t *x)
  * changes (a bounded number of passes; each is linear). */
 static void b_simplify_all(bld_t *b)
 {
-    /* Simplification only makes aliases, so one order serves every pass. */
-    uint32_t *order = b_postorder(b);
+    /* Simplification only makes aliases, so one order serves every pass;
+     * without a cycle every input is settled before its users, and one
+     * pass is the fixpoint. */
+    bool cyclic;
+    uint32_t *order = b_postorder(b, &cyclic);
     uint32_t cap = 1;
     while (cap < 2 * b->n) cap *= 2;
     uint64_t *tab = xmalloc(cap * sizeof *tab); /* hash << 32 | node, or ~0 */
@@ -210,7 +217,7 @@ static void b_simplify_all(bld_t *b)
             if (tab[j] != UINT64_MAX) b_set_alias(b, u, (uint32_t)tab[j] << 1);
             else tab[j] = (uint64_t)h32 << 32 | u;
         }
-        if (b->n_aliased == before) break;
+        if (b->n_aliased == before || !cyclic) break;
     }
     free(tab);
     free(order);
@@ -306,7 +313,19 @@ static void b_factor_one(bld_t *b, factor_ws_t *w, uint32_t h, uint32_t **work, 
             w->pairs[np++] = (uint64_t)l << 32 | j;
         }
     }
-    qsort(w->pairs, np, sizeof *w->pairs, cmp_u64);
+    if (np > 24) {
+        qsort(w->pairs, np, sizeof *w->pairs, cmp_u64);
+    } else {
+        for (uint32_t k = 1; k < np; k++) {
+            uint64_t v = w->pairs[k];
+            uint32_t q = k;
+            while (q && w->pairs[q - 1] > v) {
+                w->pairs[q] = w->pairs[q - 1];
+                q--;
+            }
+            w->pairs[q] = v;
+        }
+    }
     uint32_t nr = 0, nh = 0;
     for (uint32_t k = 0; k < np;) {
         uint32_t L = (uint32_t)(w->pairs[k] >> 32), e = k;
