@@ -17,6 +17,7 @@
 static const char serve_help[] =
     "usage: ggp serve [--port P] [--bind ADDR] [--player SPEC] [--margin-ms M]\n"
     "                 [--max-body BYTES] [--log FILE] [--name NAME] [--seed N]\n"
+    "                 [--engine propnet|rules|auto] [--ground-ms MS]\n"
     "\n"
     "Play GGP matches over HTTP: answer the POSTed messages of a game manager\n"
     "(INFO, PREVIEW, START, PLAY, STOP, ABORT; any case, any path), one match at\n"
@@ -36,6 +37,10 @@ static const char serve_help[] =
     "  --log FILE        append the request log here (default stderr)\n"
     "  --name NAME       name reported by INFO (default ggp)\n"
     "  --seed N          seed of the fallback random moves (default 1)\n"
+    "  --engine E        reasoner: propnet, rules or auto (default auto: the\n"
+    "                    propositional network when grounding fits its budget)\n"
+    "  --ground-ms MS    grounding budget (default 40% of the start clock, at\n"
+    "                    most 10000); past it auto falls back to the rules engine\n"
     "\n"
     "Prints 'ggp serve: listening on ADDR:PORT' on stdout once ready.\n"
     "Log: one line per request: time, match, kind, HTTP status, ms, reply.\n"
@@ -54,7 +59,8 @@ static bool name_ok(const char *s)
 int cmd_serve(int argc, char **argv)
 {
     const char *bind = "0.0.0.0", *spec_text = "grave", *log_path = NULL, *name = "ggp";
-    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1;
+    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1, ground_ms = 0;
+    engine_kind_t engine_kind = ENGINE_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -87,6 +93,10 @@ int cmd_serve(int argc, char **argv)
             name = v;
         } else if (!strcmp(a, "--seed")) {
             if (!parse_u64("serve", a, v, 0, UINT64_MAX, &seed)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--engine")) {
+            if (!cli_engine_parse("serve", v, &engine_kind)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--ground-ms")) {
+            if (!parse_u64("serve", a, v, 1, UINT32_MAX, &ground_ms)) return EXIT_USAGE;
         } else {
             fprintf(stderr, "ggp serve: unknown option '%s'\n%s", a, serve_help);
             return EXIT_USAGE;
@@ -129,7 +139,7 @@ int cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    gdl_engine_config_t ec = {.spec = spec};
+    gdl_engine_config_t ec = {.spec = spec, .game_options = {.engine = engine_kind, .ground_ms = ground_ms}};
     engine_t engine;
     engine_gdl_init(&engine, &ec);
     session_config_t sc = {.name = name, .margin_ms = margin, .engine = &engine, .log = log, .seed = seed};

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "base/clock.h"
+#include "base/xalloc.h"
 
 bool load_rules(const char *path, diag_t *d, loaded_t *l)
 {
@@ -59,4 +62,94 @@ bool parse_double(const char *cmd, const char *opt, const char *s, double lo, do
     }
     *out = v;
     return true;
+}
+
+/* ---------------------------------------------------------------------- */
+
+bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out)
+{
+    if (!strcmp(s, "propnet")) *out = ENGINE_PROPNET;
+    else if (!strcmp(s, "rules")) *out = ENGINE_RULES;
+    else if (!strcmp(s, "auto")) *out = ENGINE_AUTO;
+    else {
+        fprintf(stderr, "ggp %s: bad value for --engine: '%s' (expected propnet, rules or auto)\n", cmd, s);
+        return false;
+    }
+    return true;
+}
+
+bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
+                    game_options_t *opts, const char ***files, size_t *n_files, int *rc)
+{
+    size_t cap = 0;
+    bool dashdash = false;
+    *files = NULL;
+    *n_files = 0;
+    *rc = EXIT_OK;
+    for (int i = 1; i < argc && *rc == EXIT_OK; i++) {
+        const char *a = argv[i];
+        bool has_val = i + 1 < argc;
+        const cli_num_opt_t *num = NULL;
+        for (size_t j = 0; j < n_nums; j++)
+            if (!strcmp(a, nums[j].name)) num = &nums[j];
+        if (dashdash || a[0] != '-' || !a[1]) {
+            XVEC_RESERVE(files, &cap, *n_files + 1);
+            (*files)[(*n_files)++] = a;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(help, stdout);
+            free(*files);
+            *files = NULL;
+            return false;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            opts->quiet = true;
+        } else if (!strcmp(a, "--")) {
+            dashdash = true;
+        } else if ((num || !strcmp(a, "--engine") || !strcmp(a, "--ground-ms")) && !has_val) {
+            fprintf(stderr, "ggp %s: missing value for %s\n", cmd, a);
+            *rc = EXIT_USAGE;
+        } else if (!strcmp(a, "--engine")) {
+            if (!cli_engine_parse(cmd, argv[++i], &opts->engine)) *rc = EXIT_USAGE;
+        } else if (!strcmp(a, "--ground-ms")) {
+            uint64_t ms = 0;
+            if (!parse_u64(cmd, a, argv[++i], 1, UINT32_MAX, &ms)) *rc = EXIT_USAGE;
+            opts->ground_ms = ms;
+        } else if (num) {
+            if (!parse_u64(cmd, a, argv[++i], num->lo, num->hi, num->out)) *rc = EXIT_USAGE;
+        } else {
+            fprintf(stderr, "ggp %s: unknown option '%s'\n", cmd, a);
+            *rc = EXIT_USAGE;
+        }
+    }
+    if (*rc != EXIT_OK) {
+        fputs(help, stderr);
+        free(*files);
+        *files = NULL;
+        return false;
+    }
+    return true;
+}
+
+game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
+{
+    static const char *engines[] = {"auto", "propnet", "rules"};
+    diag_t d;
+    diag_init(&d, stderr);
+    d.max_errors = 20;
+    if (!load_rules(path, &d, l)) {
+        *rc = EXIT_USAGE;
+        return NULL;
+    }
+    if (l->errors) {
+        fprintf(stderr, "ggp %s: %s: invalid rules (%u error%s)\n", cmd, path, l->errors, l->errors == 1 ? "" : "s");
+        loaded_free(l);
+        *rc = EXIT_FAIL;
+        return NULL;
+    }
+    game_t *g = game_compile(l->prog, opts, &d);
+    if (!g) {
+        fprintf(stderr, "ggp %s: %s: the game does not compile with engine %s\n", cmd, path, engines[opts->engine]);
+        loaded_free(l);
+        *rc = EXIT_FAIL;
+    }
+    return g;
 }

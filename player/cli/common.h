@@ -10,6 +10,7 @@
 #include "gdl/ast.h"
 #include "gdl/symbols.h"
 #include "gdl/validate.h"
+#include "reasoner/game.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -32,5 +33,32 @@ void loaded_free(loaded_t *l);
  * OPT: ..." and returns false on error. */
 bool parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 bool parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
+
+/* --- options and loading shared by the commands ------------------------- */
+
+/* "propnet" | "rules" | "auto"; prints "ggp CMD: bad value for --engine" and
+ * returns false otherwise. */
+bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out);
+
+/* A numeric option `--NAME N` with bounds, stored into *out. */
+typedef struct cli_num_opt {
+    const char *name; /* "--seed" */
+    uint64_t lo, hi;
+    uint64_t *out;
+} cli_num_opt_t;
+
+/* The arguments of `ggp CMD`: files (positional, in order; after "--" all
+ * are files), --engine, --ground-ms and --quiet into *opts, and the numeric options of
+ * nums. Returns false when the command must return *rc at once: 0 after
+ * --help (help printed to stdout), 2 after a usage error (message and help
+ * on stderr). *files is malloc'd (free it). */
+bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
+                    game_options_t *opts, const char ***files, size_t *n_files, int *rc);
+
+/* Load, validate and compile a rule file for `ggp CMD` (diagnostics to
+ * stderr). On failure prints why, sets *rc to EXIT_USAGE (unreadable) or
+ * EXIT_FAIL (invalid rules, or no compile with the engine) and returns NULL
+ * with nothing to free; otherwise the caller frees the game, then l. */
+game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc);
 
 #endif

@@ -156,6 +156,26 @@ static size_t scan_cells(const char *text, cell_t **out)
     return n;
 }
 
+/* When every label is a number from 1 to 64 (board coordinates), replace
+ * them by "1" .. the largest (l has room for 64), written into *buf (freed
+ * by the caller); returns the label count. Otherwise leaves them and *buf NULL. */
+static size_t numeric_range(const char **l, size_t n, char **buf)
+{
+    long hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *e;
+        long v = strtol(l[i], &e, 10);
+        if (!*l[i] || *e || v < 1 || v > 64) return n;
+        if (v > hi) hi = v;
+    }
+    *buf = xcalloc((size_t)hi, 3);
+    for (long v = 1; v <= hi; v++) {
+        snprintf(*buf + (v - 1) * 3, 3, "%ld", v);
+        l[v - 1] = *buf + (v - 1) * 3;
+    }
+    return (size_t)hi;
+}
+
 void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
 {
     char *buf = NULL;
@@ -167,25 +187,39 @@ void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
     cell_t *cells;
     size_t n = scan_cells(buf, &cells);
     if (n >= 2) {
-        const char **xs = xcalloc(n, sizeof *xs), **ys = xcalloc(n, sizeof *ys);
+        /* room for every cell's labels, or for a completed range (up to 64) */
+        size_t room = n > 64 ? n : 64;
+        const char **xs = xcalloc(room, sizeof *xs), **ys = xcalloc(room, sizeof *ys);
         size_t nx = labels(cells, n, offsetof(cell_t, x), xs), ny = labels(cells, n, offsetof(cell_t, y), ys);
         int w = 1;
         for (size_t i = 0; i < n; i++) {
             int l = (int)strlen(cells[i].m);
             if (l > w) w = l;
         }
-        for (size_t i = 0; i < nx; i++) {
+        /* (cell X Y MARK): X is the column and Y the row, as in connect four
+         * (cell column height) and chess (cell file rank); numeric rows are
+         * printed from the highest down, so that row 1 is at the bottom. A
+         * state holds only some cells (empty ones are often absent): numeric
+         * labels are completed to the range from 1 to the largest. */
+        char *xr = NULL, *yr = NULL;
+        nx = numeric_range(xs, nx, &xr);
+        ny = numeric_range(ys, ny, &yr);
+        bool numeric = yr != NULL;
+        for (size_t k = 0; k < ny; k++) {
+            const char *y = ys[numeric ? ny - 1 - k : k];
             fputs("  ", out);
-            for (size_t j = 0; j < ny; j++) {
+            for (size_t i = 0; i < nx; i++) {
                 const char *m = ".";
                 for (size_t c = 0; c < n; c++)
-                    if (!strcmp(cells[c].x, xs[i]) && !strcmp(cells[c].y, ys[j])) m = cells[c].m;
-                fprintf(out, "%s%-*s", j ? " " : "", w, m);
+                    if (!strcmp(cells[c].x, xs[i]) && !strcmp(cells[c].y, y)) m = cells[c].m;
+                fprintf(out, "%s%-*s", i ? " " : "", w, m);
             }
             fputc('\n', out);
         }
         free(xs);
         free(ys);
+        free(xr);
+        free(yr);
     }
     free(cells);
     free(buf);
@@ -195,28 +229,7 @@ void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
 
 game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc)
 {
-    diag_t d;
-    diag_init(&d, stderr);
-    d.max_errors = 50;
-    if (!load_rules(path, &d, l)) {
-        *rc = EXIT_USAGE;
-        return NULL;
-    }
-    if (l->errors) {
-        fprintf(stderr, "ggp %s: %s: invalid rules (%u error%s)\n", cmd, path, l->errors, l->errors == 1 ? "" : "s");
-        loaded_free(l);
-        *rc = EXIT_FAIL;
-        return NULL;
-    }
     game_options_t opt = {.engine = engine, .quiet = true};
-    game_t *g = game_compile(l->prog, &opt, &d);
-    if (!g) {
-        fprintf(stderr, "ggp %s: %s: the rules could not be compiled\n", cmd, path);
-        loaded_free(l);
-        *rc = EXIT_FAIL;
-        return NULL;
-    }
-    *rc = EXIT_OK;
-    return g;
+    return cli_game_open(cmd, path, &opt, l, rc);
 }
 

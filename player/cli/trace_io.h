@@ -119,31 +119,4 @@ typedef enum { REPLAY_OK, REPLAY_DIVERGED, REPLAY_INCOMPLETE } replay_result_t;
 replay_result_t trace_replay(game_texts_t *gt, const trace_t *t, const char *name, FILE *out, bool quiet,
                              uint64_t time_limit_ms);
 
-/* --- options shared by the trace commands ------------------------------ */
-
-/* "propnet" | "rules" | "auto"; prints "ggp CMD: bad value for --engine" and
- * returns false otherwise. */
-bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out);
-
-/* A numeric option `--NAME N` with bounds, stored into *out. */
-typedef struct cli_num_opt {
-    const char *name; /* "--seed" */
-    uint64_t lo, hi;
-    uint64_t *out;
-} cli_num_opt_t;
-
-/* The arguments of `ggp CMD`: files (positional, in order; after "--" all
- * are files), --engine, --ground-ms and --quiet into *opts, and the numeric options of
- * nums. Returns false when the command must return *rc at once: 0 after
- * --help (help printed to stdout), 2 after a usage error (message and help
- * on stderr). *files is malloc'd (free it). */
-bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
-                    game_options_t *opts, const char ***files, size_t *n_files, int *rc);
-
-/* Load, validate and compile a rule file for `ggp CMD` (diagnostics to
- * stderr). On failure prints why, sets *rc to EXIT_USAGE (unreadable) or
- * EXIT_FAIL (invalid rules, or no compile with the engine) and returns NULL
- * with nothing to free; otherwise the caller frees the game, then l. */
-game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc);
-
 #endif

@@ -13,6 +13,9 @@
 #include "reasoner/game.h"
 #include "search/search.h"
 
+/* The least grounding budget, whatever the start clock. */
+#define GDL_MIN_GROUND_MS 200
+
 struct engine_match {
     program_t *prog; /* owns the message's arena; holds syms and src */
     symtab_t *syms;
@@ -77,6 +80,14 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
         stage = "compilation";
         game_options_t opt = ec->game_options;
         opt.quiet = true;
+        /* Grounding must not eat the start clock (gdl-protocol.md §5: READY
+         * is due before it ends): without an explicit budget, it gets 40%
+         * of the clock, at most the library's 10 s; past it the rules
+         * engine takes over, and the rest of the clock is metagaming. */
+        if (!opt.ground_ms) {
+            uint64_t ms = (uint64_t)start->start_clock * 400;
+            opt.ground_ms = ms < GDL_MIN_GROUND_MS ? GDL_MIN_GROUND_MS : ms > 10000 ? 10000 : ms;
+        }
         m->game = game_compile(m->prog, &opt, d);
         if (!m->game) errors = d->errors ? d->errors : 1;
     }

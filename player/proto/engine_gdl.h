@@ -9,7 +9,9 @@
 
 typedef struct gdl_engine_config {
     const search_spec_t *spec;   /* the player spec; not owned */
-    game_options_t game_options; /* engine choice and grounding budget */
+    /* Engine choice and grounding budget; ground_ms 0 = 40% of each
+     * START's start clock, capped at 10 s. */
+    game_options_t game_options;
 } gdl_engine_config_t;
 
 /* Fill e with the GDL engine; cfg must outlive it. */

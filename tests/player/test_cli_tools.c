@@ -1,7 +1,7 @@
 /* test_cli_tools.c - `ggp replay`, `ggp trace` and `ggp perft` run as
  * programs (GGP_BIN) on small games: verdicts and exit codes of replays of
  * good and corrupted traces, trace/replay round trips, perft figures of
- * tic-tac-toe, and option errors (exit 2). */
+ * tic-tac-toe, the fields of `ggp bench`, the board of `ggp play`, and option errors (exit 2). */
 #include "testutil.h"
 
 #include <unistd.h>
@@ -458,6 +458,77 @@ static void test_perft_tictactoe(void **state)
     free(out);
 }
 
+/* Value of `key=` in a `bench ...` line, or -1 when absent. */
+static double bench_field(const char *out, const char *key)
+{
+    const char *line = strstr(out, "bench game=");
+    if (!line) return -1;
+    char *pat = xasprintf(" %s=", key);
+    const char *at = strstr(line, pat);
+    double v = at ? strtod(at + strlen(pat), NULL) : -1;
+    free(pat);
+    return v;
+}
+
+/* `ggp bench` on the repository's tic-tac-toe with each engine: the last
+ * line has every field, playouts happened, a tic-tac-toe playout lasts 5 to
+ * 9 plies, and the start-up figure covers loading. Speeds are not asserted
+ * (machines are noisy; bench/ reports them). */
+static void test_bench_fields(void **state)
+{
+    (void)state;
+    static const char *engines[] = {"propnet", "rules"};
+    for (int e = 0; e < 2; e++) {
+        char *out;
+        int rc = run(&out, "%s bench %s/games/tictactoe.kif --seconds 0.2 --threads 2 --engine %s --quiet", GGP_BIN,
+                     GGP_SOURCE_DIR, engines[e]);
+        if (rc != 0) fail_msg("ggp bench --engine %s: exit %d:\n%s", engines[e], rc, out);
+        char *want = xasprintf(" engine=%s ", engines[e]);
+        if (!strstr(out, want)) fail_msg("want '%s' in:\n%s", want, out);
+        free(want);
+        static const char *keys[] = {"load_ms", "playouts", "playouts_per_sec", "playouts_per_cpu_sec", "mean_depth",
+                                     "props", "gates", "rss_kb", "first_playout_ms"};
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            if (bench_field(out, keys[k]) < 0) fail_msg("no %s in:\n%s", keys[k], out);
+        assert_true(bench_field(out, "playouts") >= 1);
+        double depth = bench_field(out, "mean_depth");
+        if (depth < 5 || depth > 9) fail_msg("mean depth %g outside [5, 9]:\n%s", depth, out);
+        assert_true(bench_field(out, "first_playout_ms") >= bench_field(out, "load_ms"));
+        assert_true(bench_field(out, "rss_kb") > 0);
+        free(out);
+    }
+}
+
+/* `ggp play` prints the final board of a (cell X Y MARK) game with X as
+ * the column and row 1 at the bottom: the last grid line of a connect-four
+ * game is the bottom row, (cell 1 1) .. (cell 7 1), '.' where empty. */
+static void test_play_board(void **state)
+{
+    (void)state;
+    char *out;
+    int rc = run(&out, "%s play %s/games/connect4.kif --player random --player random --seed 4", GGP_BIN,
+                 GGP_SOURCE_DIR);
+    if (rc != 0) fail_msg("ggp play: exit %d:\n%s", rc, out);
+    char *st = strstr(out, "\nstate: ");
+    assert_non_null(st);
+    char *grid = strchr(st + 1, '\n') + 1, *goals = strstr(grid, "goals ");
+    assert_non_null(goals);
+    /* the last grid line: the one ending just before "goals" */
+    char *last = goals - 1;
+    while (last > grid && last[-1] != '\n') last--;
+    for (int x = 1; x <= 7; x++) {
+        char want[16] = ".", tok[16] = "";
+        char *pat = xasprintf("(cell %d 1 ", x), *at = strstr(st, pat);
+        if (at && at < grid) sscanf(at + strlen(pat), "%15[a-z]", want);
+        free(pat);
+        int used = 0;
+        if (sscanf(last, " %15s%n", tok, &used) != 1) fail_msg("short bottom row:\n%s", out);
+        last += used;
+        if (strcmp(tok, want)) fail_msg("column %d of the bottom row: '%s', want '%s':\n%s", x, tok, want, out);
+    }
+    free(out);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -486,6 +557,11 @@ static void test_bad_options(void **state)
         {"perft KIF --depth 65", 2},
         {"perft KIF --depth x", 2},
         {"perft KIF --depth 2 --engine magic", 2},
+        {"bench KIF --seconds 0", 2},
+        {"bench KIF --seconds", 2},
+        {"bench KIF --threads 0", 2},
+        {"bench KIF other.kif", 2},
+        {"bench --help", 0},
         {"replay --help", 0},
         {"trace --help", 0},
         {"perft --help", 0},
@@ -522,6 +598,8 @@ int main(void)
         cmocka_unit_test(test_trace_roundtrip),
         cmocka_unit_test(test_rules_defects),
         cmocka_unit_test(test_perft_tictactoe),
+        cmocka_unit_test(test_bench_fields),
+        cmocka_unit_test(test_play_board),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

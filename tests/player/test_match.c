@@ -136,8 +136,9 @@ static void test_full_match_between_two_players(void **state)
         return;
     }
     serve_proc_t x, o;
-    const char *extra[] = {"--margin-ms", "700", "--name", "px", NULL};
-    const char *extra2[] = {"--margin-ms", "700", "--name", "po", NULL};
+    /* one player on each reasoner: the match is the same game to both */
+    const char *extra[] = {"--margin-ms", "700", "--name", "px", "--engine", "rules", NULL};
+    const char *extra2[] = {"--margin-ms", "700", "--name", "po", "--engine", "propnet", "--ground-ms", "2000", NULL};
     assert_true(serve_start(&x, tmp_path("x.log"), extra));
     assert_true(serve_start(&o, tmp_path("o.log"), extra2));
     char *out;
@@ -413,6 +414,13 @@ static void test_usage_errors(void **state)
     assert_int_equal(tu_run(cmd, &out), 2);
     free(out);
     snprintf(cmd, sizeof cmd, "%s serve --name 'a b'", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 2);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s serve --engine magic", GGP_BIN);
+    assert_int_equal(tu_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "bad value for --engine"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s serve --ground-ms 0", GGP_BIN);
     assert_int_equal(tu_run(cmd, &out), 2);
     free(out);
     snprintf(cmd, sizeof cmd, "%s serve --bind nowhere --port 0", GGP_BIN);
