@@ -26,8 +26,8 @@ typedef struct pn_node {
 
 typedef struct bnode {
     uint8_t kind;
-    uint32_t n, cap;
-    uint32_t *in; /* literals */
+    uint32_t n, cap; /* cap 0 with inputs: they lie in the shared pool */
+    uint32_t *in;    /* literals */
 } bnode_t;
 
 typedef struct bld {
@@ -52,6 +52,12 @@ static uint32_t b_new(bld_t *b, uint8_t kind)
 static void b_add(bld_t *b, uint32_t n, uint32_t lit)
 {
     bnode_t *x = &b->nd[n];
+    if (!x->cap && x->in) { /* inputs in the shared pool: own them first */
+        uint32_t *m = xmalloc((2 * (size_t)x->n + 2) * sizeof *m);
+        memcpy(m, x->in, x->n * sizeof *m);
+        x->in = m;
+        x->cap = 2 * x->n + 2;
+    }
     XVEC_RESERVE(&x->in, &x->cap, x->n + 1);
     x->in[x->n++] = lit;
 }
@@ -196,7 +202,11 @@ static void b_simplify_all(bld_t *b)
     uint32_t cap = 1;
     while (cap < 2 * b->n) cap *= 2;
     uint64_t *tab = xmalloc(cap * sizeof *tab); /* hash << 32 | node, or ~0 */
-    for (int pass = 0; pass < 20; pass++) {
+    /* On a huge network (millions of gates) a pass costs seconds and the
+     * later passes find little: stopping early only leaves some inputs
+     * unresolved, which every later stage resolves as it reads them. */
+    int max_pass = b->n > (1u << 20) ? 2 : 20;
+    for (int pass = 0; pass < max_pass; pass++) {
         uint32_t before = b->n_aliased;
         memset(tab, 0xff, cap * sizeof *tab);
         for (uint32_t k = 0; k < b->n; k++) {
@@ -525,10 +535,23 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t p = 0; p < np; p++) b_new(&b, p == 0 ? K_TRUE : raw->is_input[p] ? K_IN : K_OR);
     b.alias[1] = LIT_FALSE;
     b.nd[1].kind = K_TRUE;
+    /* The recorded network's inputs go to one pool (contiguous, one
+     * allocation); a gate that grows later moves its own out. */
+    uint32_t *pool = xmalloc(((size_t)raw->n_inst + raw->inst_lit[raw->n_inst] + 1) * sizeof *pool);
+    {
+        uint32_t *hc = xcalloc((size_t)np + 1, sizeof *hc);
+        for (uint32_t i = 0; i < raw->n_inst; i++) hc[raw->inst_head[i] + 1]++;
+        for (uint32_t p = 0; p < np; p++) hc[p + 1] += hc[p];
+        for (uint32_t p = 0; p < np; p++) b.nd[p].in = pool + hc[p];
+        free(hc);
+    }
     for (uint32_t i = 0; i < raw->n_inst; i++) {
-        uint32_t a = b_new(&b, K_AND);
-        for (uint32_t k = raw->inst_lit[i]; k < raw->inst_lit[i + 1]; k++) b_add(&b, a, raw->lits[k]);
-        b_add(&b, raw->inst_head[i], a << 1);
+        uint32_t a = b_new(&b, K_AND), lo = raw->inst_lit[i], nl = raw->inst_lit[i + 1] - lo;
+        b.nd[a].in = pool + raw->n_inst + lo;
+        memcpy(b.nd[a].in, raw->lits + lo, nl * sizeof *raw->lits);
+        b.nd[a].n = nl;
+        bnode_t *h = &b.nd[raw->inst_head[i]];
+        h->in[h->n++] = a << 1;
     }
     uint32_t nr = raw->n_roles;
     /* Output literals, gathered in one array (refcounts, liveness). */
@@ -963,7 +986,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(gated);
     free(has_gate);
     free(outs);
-    for (uint32_t u = 0; u < b.n; u++) free(b.nd[u].in);
+    for (uint32_t u = 0; u < b.n; u++)
+        if (b.nd[u].cap) free(b.nd[u].in);
+    free(pool);
     free(b.nd);
     free(b.alias);
     return c;
