@@ -26,8 +26,8 @@ typedef struct pn_node {
 
 typedef struct bnode {
     uint8_t kind;
-    uint32_t n, cap;
-    uint32_t *in; /* literals */
+    uint32_t n, cap; /* cap 0 with inputs: they lie in the shared pool */
+    uint32_t *in;    /* literals */
 } bnode_t;
 
 typedef struct bld {
@@ -52,6 +52,12 @@ static uint32_t b_new(bld_t *b, uint8_t kind)
 static void b_add(bld_t *b, uint32_t n, uint32_t lit)
 {
     bnode_t *x = &b->nd[n];
+    if (!x->cap && x->in) { /* inputs in the shared pool: own them first */
+        uint32_t *m = xmalloc((2 * (size_t)x->n + 2) * sizeof *m);
+        memcpy(m, x->in, x->n * sizeof *m);
+        x->in = m;
+        x->cap = 2 * x->n + 2;
+    }
     XVEC_RESERVE(&x->in, &x->cap, x->n + 1);
     x->in[x->n++] = lit;
 }
@@ -135,8 +141,9 @@ static void b_simplify(bld_t *b, uint32_t n)
 
 /* Nodes in depth-first post-order over their inputs (inputs first), so
  * that one pass of simplification mostly sees settled inputs. */
-static uint32_t *b_postorder(bld_t *b)
+static uint32_t *b_postorder(bld_t *b, bool *cyclic)
 {
+    *cyclic = false;
     uint32_t n = b->n, k = 0, top = 0;
     uint32_t *order = xmalloc((n ? n : 1) * sizeof *order);
     uint32_t *sv = xmalloc((n ? n : 1) * sizeof *sv), *se = xmalloc((n ? n : 1) * sizeof *se);
@@ -154,9 +161,12 @@ static uint32_t *b_postorder(bld_t *b)
                     seen[w] = 1;
                     sv[top] = w;
                     se[top++] = 0;
+                } else if (seen[w] == 1) {
+                    *cyclic = true; /* w is on the path: a cycle */
                 }
                 continue;
             }
+            seen[u] = 2;
             order[k++] = u;
             top--;
         }
@@ -184,32 +194,43 @@ static uint64_t gate_hash(const bnode_t *x)
  * changes (a bounded number of passes; each is linear). */
 static void b_simplify_all(bld_t *b)
 {
-    for (int pass = 0; pass < 20; pass++) {
+    /* Simplification only makes aliases, so one order serves every pass;
+     * without a cycle every input is settled before its users, and one
+     * pass is the fixpoint. */
+    bool cyclic;
+    uint32_t *order = b_postorder(b, &cyclic);
+    uint32_t cap = 1;
+    while (cap < 2 * b->n) cap *= 2;
+    uint64_t *tab = xmalloc(cap * sizeof *tab); /* hash << 32 | node, or ~0 */
+    /* On a huge network (millions of gates) a pass costs seconds and the
+     * later passes find little: stopping early only leaves some inputs
+     * unresolved, which every later stage resolves as it reads them. */
+    int max_pass = b->n > (1u << 20) ? 2 : 20;
+    for (int pass = 0; pass < max_pass; pass++) {
         uint32_t before = b->n_aliased;
-        uint32_t *order = b_postorder(b);
-        uint32_t cap = 1;
-        while (cap < 2 * b->n) cap *= 2;
-        uint32_t *tab = xmalloc(cap * sizeof *tab);
         memset(tab, 0xff, cap * sizeof *tab);
         for (uint32_t k = 0; k < b->n; k++) {
             uint32_t u = order[k];
             b_simplify(b, u);
             bnode_t *x = &b->nd[u];
             if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
-            uint32_t j = (uint32_t)gate_hash(x) & (cap - 1);
-            for (; tab[j] != NONE; j = (j + 1) & (cap - 1)) {
-                const bnode_t *y = &b->nd[tab[j]];
-                if (b->alias[tab[j]] == NONE && y->kind == x->kind && y->n == x->n &&
+            uint64_t hv = gate_hash(x);
+            uint32_t h32 = (uint32_t)(hv >> 32), j = (uint32_t)hv & (cap - 1);
+            for (; tab[j] != UINT64_MAX; j = (j + 1) & (cap - 1)) {
+                if ((uint32_t)(tab[j] >> 32) != h32) continue;
+                uint32_t o = (uint32_t)tab[j];
+                const bnode_t *y = &b->nd[o];
+                if (b->alias[o] == NONE && y->kind == x->kind && y->n == x->n &&
                     !memcmp(y->in, x->in, x->n * sizeof *x->in))
                     break;
             }
-            if (tab[j] != NONE) b_set_alias(b, u, tab[j] << 1);
-            else tab[j] = u;
+            if (tab[j] != UINT64_MAX) b_set_alias(b, u, (uint32_t)tab[j] << 1);
+            else tab[j] = (uint64_t)h32 << 32 | u;
         }
-        free(tab);
-        free(order);
-        if (b->n_aliased == before) break;
+        if (b->n_aliased == before || !cyclic) break;
     }
+    free(tab);
+    free(order);
 }
 
 /* References to each node from live gates' inputs and from the outputs. */
@@ -229,91 +250,199 @@ static uint32_t *b_refcounts(bld_t *b, const uint32_t *outs, uint32_t n_outs)
  * with Y = a1 or a2 or ... Each instance loses a fan-in from L; the frame
  * rules of board games ("c stays if true(c) and some move leaves it")
  * collapse from cells x moves gates to cells + moves. Only instances that
- * no one else reads are changed in place. */
+ * no one else reads are changed in place; an input that is no such AND
+ * counts as the instance of one literal. The most shared literal goes
+ * first, again and again while one is shared by three instances or more:
+ * an index from literals to instances and a heap keep that linear in the
+ * size of the OR (times a logarithm). */
+typedef struct factor_ws {
+    uint32_t *ref, cap_ref;
+    uint32_t *freq, cap_freq; /* per literal: instances left that hold it */
+    uint64_t *pairs, cap_pairs; /* literal << 32 | instance */
+    uint64_t *heap, cap_heap;   /* freq << 32 | ~literal */
+    uint32_t *run_lo, *run_hi, cap_runs, cap_runs_hi; /* per shared literal: its pairs */
+    uint32_t *run_of, cap_run_of;        /* per literal: its run */
+    uint8_t *gone;
+    uint32_t cap_gone;
+} factor_ws_t;
+
+static bool b_own(const bld_t *b, const factor_ws_t *w, uint32_t l)
+{
+    uint32_t c = l >> 1;
+    return !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && c < w->cap_ref && w->ref[c] == 1;
+}
+
+static void heap_push(factor_ws_t *w, uint32_t *n, uint64_t v)
+{
+    XVEC_RESERVE(&w->heap, &w->cap_heap, *n + 1);
+    uint32_t k = (*n)++;
+    while (k && w->heap[(k - 1) / 2] < v) {
+        w->heap[k] = w->heap[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    w->heap[k] = v;
+}
+
+static uint64_t heap_pop(factor_ws_t *w, uint32_t *n)
+{
+    uint64_t top = w->heap[0], v = w->heap[--(*n)];
+    uint32_t k = 0;
+    for (;;) {
+        uint32_t c = 2 * k + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && w->heap[c + 1] > w->heap[c]) c++;
+        if (w->heap[c] <= v) break;
+        w->heap[k] = w->heap[c];
+        k = c;
+    }
+    if (*n) w->heap[k] = v;
+    return top;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Factor OR h; new ORs (the Ys) go to the work list. */
+static void b_factor_one(bld_t *b, factor_ws_t *w, uint32_t h, uint32_t **work, uint32_t *n_work, uint32_t *cap_work)
+{
+    uint32_t n = b->nd[h].n;
+    if (n < 3) return;
+    /* (literal, instance) pairs, sorted: the runs index literals. */
+    uint32_t np = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t l = b->nd[h].in[j];
+        if (b_own(b, w, l)) {
+            const bnode_t *a = &b->nd[l >> 1];
+            XVEC_RESERVE(&w->pairs, &w->cap_pairs, np + a->n);
+            for (uint32_t k = 0; k < a->n; k++) w->pairs[np++] = (uint64_t)a->in[k] << 32 | j;
+        } else {
+            XVEC_RESERVE(&w->pairs, &w->cap_pairs, np + 1);
+            w->pairs[np++] = (uint64_t)l << 32 | j;
+        }
+    }
+    if (np > 24) {
+        qsort(w->pairs, np, sizeof *w->pairs, cmp_u64);
+    } else {
+        for (uint32_t k = 1; k < np; k++) {
+            uint64_t v = w->pairs[k];
+            uint32_t q = k;
+            while (q && w->pairs[q - 1] > v) {
+                w->pairs[q] = w->pairs[q - 1];
+                q--;
+            }
+            w->pairs[q] = v;
+        }
+    }
+    uint32_t nr = 0, nh = 0;
+    for (uint32_t k = 0; k < np;) {
+        uint32_t L = (uint32_t)(w->pairs[k] >> 32), e = k;
+        while (e < np && (uint32_t)(w->pairs[e] >> 32) == L) e++;
+        if (e - k >= 3 && L < w->cap_freq) {
+            XVEC_RESERVE(&w->run_lo, &w->cap_runs, nr + 1);
+            XVEC_RESERVE(&w->run_hi, &w->cap_runs_hi, nr + 1);
+            w->run_lo[nr] = k;
+            w->run_hi[nr] = e;
+            w->run_of[L] = nr++;
+            w->freq[L] = e - k;
+            heap_push(w, &nh, (uint64_t)(e - k) << 32 | (uint32_t)~L);
+        }
+        k = e;
+    }
+    if (!nr) return;
+    if (n > w->cap_gone) {
+        w->cap_gone = n;
+        w->gone = xreallocarray(w->gone, n, 1);
+    }
+    memset(w->gone, 0, n);
+    uint32_t n_new = 0, *zs = NULL, cap_zs = 0;
+    while (nh) {
+        uint64_t top = heap_pop(w, &nh);
+        uint32_t L = ~(uint32_t)top, f = (uint32_t)(top >> 32);
+        if (f != w->freq[L]) { /* stale: instances left since */
+            if (w->freq[L] >= 3) heap_push(w, &nh, (uint64_t)w->freq[L] << 32 | (uint32_t)~L);
+            continue;
+        }
+        if (f < 3) break;
+        uint32_t y = b_new(b, K_OR), z = b_new(b, K_AND);
+        if (b->n > w->cap_ref) {
+            uint32_t nc = b->cap;
+            w->ref = xreallocarray(w->ref, nc, sizeof *w->ref);
+            memset(w->ref + w->cap_ref, 0, (nc - w->cap_ref) * sizeof *w->ref);
+            w->cap_ref = nc;
+        }
+        w->ref[y] = w->ref[z] = 1;
+        for (uint32_t k = w->run_lo[w->run_of[L]]; k < w->run_hi[w->run_of[L]]; k++) {
+            uint32_t j = (uint32_t)w->pairs[k];
+            if (w->gone[j]) continue;
+            w->gone[j] = 1;
+            uint32_t l = b->nd[h].in[j];
+            if (b_own(b, w, l)) {
+                bnode_t *a = &b->nd[l >> 1];
+                uint32_t m = 0;
+                for (uint32_t q = 0; q < a->n; q++) {
+                    uint32_t L2 = a->in[q];
+                    if (L2 == L) continue;
+                    if (L2 < w->cap_freq && w->freq[L2]) w->freq[L2]--;
+                    a->in[m++] = L2;
+                }
+                a->n = m;
+                b_add(b, y, l);
+            } else {
+                b_add(b, y, LIT_TRUE);
+            }
+        }
+        w->freq[L] = 0;
+        b_add(b, z, L);
+        b_add(b, z, y << 1);
+        XVEC_RESERVE(&zs, &cap_zs, n_new + 1);
+        zs[n_new++] = z << 1;
+        XVEC_RESERVE(work, cap_work, *n_work + 1);
+        (*work)[(*n_work)++] = y;
+    }
+    /* Clear the counts of literals left in the heap. */
+    for (uint32_t k = 0; k < nh; k++) w->freq[~(uint32_t)w->heap[k]] = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t L = (uint32_t)(w->pairs[k] >> 32);
+        if (L < w->cap_freq) w->freq[L] = 0;
+    }
+    if (n_new) {
+        bnode_t *x = &b->nd[h];
+        uint32_t keep = 0;
+        for (uint32_t j = 0; j < x->n; j++)
+            if (!w->gone[j]) x->in[keep++] = x->in[j];
+        x->n = keep;
+        for (uint32_t k = 0; k < n_new; k++) b_add(b, h, zs[k]);
+    }
+    free(zs);
+}
+
 static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
 {
-    uint32_t *ref = b_refcounts(b, outs, n_outs);
-    uint32_t cap_ref = b->n;
-    uint32_t *freq = xcalloc(2 * (size_t)b->n + 2, sizeof *freq);
-    uint32_t cap_freq = 2 * b->n + 2;
-    uint32_t *touched = NULL, n_touched = 0, cap_touched = 0;
+    factor_ws_t w = {0};
+    w.ref = b_refcounts(b, outs, n_outs);
+    w.cap_ref = b->n;
+    w.cap_freq = 2 * b->n + 2;
+    w.freq = xcalloc(w.cap_freq, sizeof *w.freq);
+    w.run_of = xcalloc(w.cap_freq, sizeof *w.run_of);
     uint32_t *work = NULL, n_work = 0, cap_work = 0;
     for (uint32_t u = 0; u < b->n; u++)
         if (b->alias[u] == NONE && b->nd[u].kind == K_OR) {
             XVEC_RESERVE(&work, &cap_work, n_work + 1);
             work[n_work++] = u;
         }
-    for (uint32_t wi = 0; wi < n_work; wi++) {
-        uint32_t h = work[wi];
-        for (;;) {
-            bnode_t *x = &b->nd[h];
-            if (x->n < 3) break;
-            n_touched = 0;
-            for (uint32_t j = 0; j < x->n; j++) {
-                uint32_t l = x->in[j], c = l >> 1;
-                bool own = !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && ref[c] == 1;
-                uint32_t nl = own ? b->nd[c].n : 1;
-                for (uint32_t k = 0; k < nl; k++) {
-                    uint32_t L = own ? b->nd[c].in[k] : l;
-                    if (L >= cap_freq) continue;
-                    if (!freq[L]++) {
-                        XVEC_RESERVE(&touched, &cap_touched, n_touched + 1);
-                        touched[n_touched++] = L;
-                    }
-                }
-            }
-            uint32_t best = NONE, bf = 0;
-            for (uint32_t k = 0; k < n_touched; k++) {
-                uint32_t L = touched[k];
-                if (freq[L] > bf || (freq[L] == bf && L < best)) {
-                    bf = freq[L];
-                    best = L;
-                }
-                freq[L] = 0;
-            }
-            if (bf < 3) break;
-            uint32_t y = b_new(b, K_OR), z = b_new(b, K_AND);
-            x = &b->nd[h]; /* b_new may move the nodes */
-            uint32_t keep = 0;
-            for (uint32_t j = 0; j < x->n; j++) {
-                uint32_t l = x->in[j], c = l >> 1;
-                bool own = !(l & 1) && b->alias[c] == NONE && b->nd[c].kind == K_AND && ref[c] == 1;
-                bool has = false;
-                if (own) {
-                    bnode_t *a = &b->nd[c];
-                    uint32_t m = 0;
-                    for (uint32_t k = 0; k < a->n; k++) {
-                        if (a->in[k] == best) has = true;
-                        else a->in[m++] = a->in[k];
-                    }
-                    a->n = m;
-                    if (has) b_add(b, y, l);
-                } else if (l == best) {
-                    has = true;
-                    b_add(b, y, LIT_TRUE);
-                }
-                x = &b->nd[h];
-                if (!has) x->in[keep++] = l;
-            }
-            x->n = keep;
-            b_add(b, z, best);
-            b_add(b, z, y << 1);
-            b_add(b, h, z << 1);
-            if (b->n > cap_ref) {
-                uint32_t nc = b->cap;
-                ref = xreallocarray(ref, nc, sizeof *ref);
-                memset(ref + cap_ref, 0, (nc - cap_ref) * sizeof *ref);
-                cap_ref = nc;
-            }
-            ref[y] = ref[z] = 1;
-            XVEC_RESERVE(&work, &cap_work, n_work + 1);
-            work[n_work++] = y;
-        }
-    }
+    for (uint32_t wi = 0; wi < n_work; wi++) b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
     free(work);
-    free(touched);
-    free(freq);
-    free(ref);
+    free(w.ref);
+    free(w.freq);
+    free(w.run_of);
+    free(w.pairs);
+    free(w.heap);
+    free(w.run_lo);
+    free(w.run_hi);
+    free(w.gone);
 }
 
 /* The literals a gate's every instance shares (for legal gating): an AND's
@@ -406,10 +535,23 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t p = 0; p < np; p++) b_new(&b, p == 0 ? K_TRUE : raw->is_input[p] ? K_IN : K_OR);
     b.alias[1] = LIT_FALSE;
     b.nd[1].kind = K_TRUE;
+    /* The recorded network's inputs go to one pool (contiguous, one
+     * allocation); a gate that grows later moves its own out. */
+    uint32_t *pool = xmalloc(((size_t)raw->n_inst + raw->inst_lit[raw->n_inst] + 1) * sizeof *pool);
+    {
+        uint32_t *hc = xcalloc((size_t)np + 1, sizeof *hc);
+        for (uint32_t i = 0; i < raw->n_inst; i++) hc[raw->inst_head[i] + 1]++;
+        for (uint32_t p = 0; p < np; p++) hc[p + 1] += hc[p];
+        for (uint32_t p = 0; p < np; p++) b.nd[p].in = pool + hc[p];
+        free(hc);
+    }
     for (uint32_t i = 0; i < raw->n_inst; i++) {
-        uint32_t a = b_new(&b, K_AND);
-        for (uint32_t k = raw->inst_lit[i]; k < raw->inst_lit[i + 1]; k++) b_add(&b, a, raw->lits[k]);
-        b_add(&b, raw->inst_head[i], a << 1);
+        uint32_t a = b_new(&b, K_AND), lo = raw->inst_lit[i], nl = raw->inst_lit[i + 1] - lo;
+        b.nd[a].in = pool + raw->n_inst + lo;
+        memcpy(b.nd[a].in, raw->lits + lo, nl * sizeof *raw->lits);
+        b.nd[a].n = nl;
+        bnode_t *h = &b.nd[raw->inst_head[i]];
+        h->in[h->n++] = a << 1;
     }
     uint32_t nr = raw->n_roles;
     /* Output literals, gathered in one array (refcounts, liveness). */
@@ -844,7 +986,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(gated);
     free(has_gate);
     free(outs);
-    for (uint32_t u = 0; u < b.n; u++) free(b.nd[u].in);
+    for (uint32_t u = 0; u < b.n; u++)
+        if (b.nd[u].cap) free(b.nd[u].in);
+    free(pool);
     free(b.nd);
     free(b.alias);
     return c;
