@@ -285,6 +285,30 @@ static const char *cycle_game = "(role p)\n"
                                  "(<= terminal (true (shown ?n)))\n"
                                  "(goal p 100)\n";
 
+/* ENGINE_AUTO does not try to ground a program that needs tabling (its
+ * grounding cannot end): it takes the rules engine at once and says why. */
+static void test_auto_skips_grounding(void **state)
+{
+    (void)state;
+    loaded_t l;
+    char *text = list_game_text();
+    load_text("list.kif", text, &l);
+    tu_diag_t td;
+    tu_diag_open(&td);
+    game_options_t opt = {.engine = ENGINE_AUTO, .ground_ms = 60000, .static_ms = 5000};
+    game_t *g = game_compile(l.prog, &opt, &td.d);
+    if (!g) fail_msg("does not compile:\n%s", tu_diag_text(&td));
+    game_stats_t st;
+    game_get_stats(g, &st);
+    assert_string_equal(st.engine, "rules");
+    assert_non_null(strstr(st.fallback_reason, "infinite bottom-up"));
+    assert_non_null(strstr(tu_diag_text(&td), "falling back to the rules engine"));
+    tu_diag_close(&td);
+    game_free(g);
+    unload(&l);
+    free(text);
+}
+
 static void test_cycle_reaches_fixpoint(void **state)
 {
     (void)state;
@@ -409,6 +433,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_relations_are_tabled),
         cmocka_unit_test(test_list_game_plays),
+        cmocka_unit_test(test_auto_skips_grounding),
         cmocka_unit_test(test_cycle_reaches_fixpoint),
         cmocka_unit_test(test_huge_program_fails_cleanly),
         cmocka_unit_test(test_deep_calls_fall_back),
