@@ -449,6 +449,15 @@ static void walk_node(walk_t *w, uint32_t n, const game_state_t *st)
                 float aw;
                 amaf_get(p, w->anc[i], key, &cnt, &aw);
                 if (cnt < p->nodes[c].visits) fail_msg("AMAF count %u at an ancestor < V(child) %u", cnt, p->nodes[c].visits);
+                /* Every simulation through c also added z[decider] to this
+                 * ancestor's entry for (decider, edge), once; the others
+                 * added at most 1 each (spec §4.5: the entry holds the
+                 * reward of the role that played the move). An entry
+                 * valued with another role's reward breaks this. */
+                double extra = (double)aw - pool_w(p, c)[decider];
+                if (extra < -1e-3 || extra > (double)(cnt - p->nodes[c].visits) + 1e-3)
+                    fail_msg("AMAF sum %.2f at an ancestor for (%d, %u): W(child) %.2f, counts %u vs %u", aw, decider,
+                             edge, pool_w(p, c)[decider], cnt, p->nodes[c].visits);
             }
         }
         game_next(w->t->ctx, joint, next);
