@@ -449,6 +449,15 @@ static void walk_node(walk_t *w, uint32_t n, const game_state_t *st)
                 float aw;
                 amaf_get(p, w->anc[i], key, &cnt, &aw);
                 if (cnt < p->nodes[c].visits) fail_msg("AMAF count %u at an ancestor < V(child) %u", cnt, p->nodes[c].visits);
+                /* Every simulation through c also added z[decider] to this
+                 * ancestor's entry for (decider, edge), once; the others
+                 * added at most 1 each (spec §4.5: the entry holds the
+                 * reward of the role that played the move). An entry
+                 * valued with another role's reward breaks this. */
+                double extra = (double)aw - pool_w(p, c)[decider];
+                if (extra < -1e-3 || extra > (double)(cnt - p->nodes[c].visits) + 1e-3)
+                    fail_msg("AMAF sum %.2f at an ancestor for (%d, %u): W(child) %.2f, counts %u vs %u", aw, decider,
+                             edge, pool_w(p, c)[decider], cnt, p->nodes[c].visits);
             }
         }
         game_next(w->t->ctx, joint, next);
@@ -484,6 +493,64 @@ static void test_tree_statistics(void **state)
         searcher_free(s);
         search_spec_free(sp);
     }
+    tg_free(&t);
+}
+
+/* ---- first-play urgency and random ties (spec §4.1) ------------------------ */
+
+/* One search of grave:playouts=P from the initial state with this seed. */
+static searcher_t *grave_run(tgame_t *t, search_spec_t *sp, uint64_t seed)
+{
+    searcher_t *s = searcher_new(t->g, 0, sp);
+    searcher_reseed(s, seed);
+    search_report_t rep;
+    searcher_choose(s, t->st, deadline_none(), NULL, &rep);
+    return s;
+}
+
+/* Iteration 1 evaluates the root by a playout; iteration 2 must expand a
+ * root move that playout did not contain (v = 0 and p = 0: +inf), chosen at
+ * random among those, not the first in legal order. With playouts=1 and
+ * playouts=2 under one seed, the first iteration is the same. */
+static void test_first_play_urgency(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_shared(&t, "ticTacToe.kif")) return;
+    const move_id_t *ms;
+    uint32_t n = game_legal(t.ctx, 0, &ms);
+    assert_int_equal(n, 9);
+    move_id_t moves[9];
+    memcpy(moves, ms, sizeof moves);
+    search_spec_t *one = spec_of("grave:playouts=1"), *two = spec_of("grave:playouts=2");
+    int not_first = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        searcher_t *a = grave_run(&t, one, seed), *b = grave_run(&t, two, seed);
+        engine_t *ea = searcher_engine(a, 0), *eb = searcher_engine(b, 0);
+        bool seen[9];
+        int first_unseen = -1, picked = -1;
+        for (int i = 0; i < 9; i++) {
+            uint32_t cnt;
+            float w;
+            amaf_get(&ea->pool, ea->root, keys_get(&ea->keys, 0, moves[i]), &cnt, &w);
+            seen[i] = cnt > 0;
+            if (!seen[i] && first_unseen < 0) first_unseen = i;
+        }
+        assert_true(first_unseen >= 0); /* x marks at most 5 of the 9 cells */
+        uint32_t c = eb->pool.nodes[eb->root].first_child;
+        assert_true(c != NIL);
+        assert_true(eb->pool.nodes[c].next_sibling == NIL);
+        for (int i = 0; i < 9; i++)
+            if (moves[i] == eb->pool.nodes[c].edge) picked = i;
+        assert_true(picked >= 0);
+        if (seen[picked]) fail_msg("seed %llu: iteration 2 expanded a move with AMAF evidence", (unsigned long long)seed);
+        not_first += picked != first_unseen;
+        searcher_free(a);
+        searcher_free(b);
+    }
+    assert_true(not_first > 0);
+    search_spec_free(one);
+    search_spec_free(two);
     tg_free(&t);
 }
 
@@ -771,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_forced_wins),
         cmocka_unit_test(test_deep_forced_win),
         cmocka_unit_test(test_tree_statistics),
+        cmocka_unit_test(test_first_play_urgency),
         cmocka_unit_test(test_ref_extremes),
         cmocka_unit_test(test_forward_sharing_ablation),
         cmocka_unit_test(test_mast_decay_and_reset),
