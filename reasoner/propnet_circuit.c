@@ -925,6 +925,15 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             }
         }
     }
+    {
+        /* A group that guards nothing need not be followed at run time. */
+        uint8_t *used = xcalloc(c->n_mg + 1, 1);
+        for (uint32_t v = 0; v < nn; v++)
+            if (c->gd_off[v + 1]) used[c->mgroup[v]] = 1;
+        for (uint32_t v = 0; v < nn; v++)
+            if (c->mgroup[v] != NONE && !used[c->mgroup[v]]) c->mgroup[v] = NONE;
+        free(used);
+    }
     for (uint32_t v = 0; v < nn; v++) c->gd_off[v + 1] += c->gd_off[v];
     c->gd = xmalloc((c->gd_off[nn] ? c->gd_off[nn] : 1) * sizeof *c->gd);
     c->gd_lit = xmalloc((c->gd_off[nn] ? c->gd_off[nn] : 1) * sizeof *c->gd_lit);
@@ -1267,6 +1276,7 @@ struct pn_run {
     uint32_t *last_does;
     uint32_t *act;           /* per mutex group: the active member's index, or NONE */
     uint32_t *touched, n_touched; /* mutex groups whose members flipped */
+    uint32_t *cand;               /* per touched group: the member that came on, or NONE */
     uint8_t *tflag;
     move_id_t **legal;
     uint32_t *n_legal;
@@ -1444,6 +1454,7 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     memset(x->act, 0xff, (c->n_mg + 1) * sizeof *x->act);
     x->touched = xmalloc((c->n_mg + 1) * sizeof *x->touched);
     x->tflag = xcalloc(c->n_mg + 1, 1);
+    x->cand = xmalloc((c->n_mg + 1) * sizeof *x->cand);
     /* Every input false: evaluate in order (ids are topological). */
     x->val[0] = 1;
     for (uint32_t v = 1; v < nn;) {
@@ -1494,6 +1505,7 @@ void pn_run_free(pn_run_t *x)
     free(x->act);
     free(x->touched);
     free(x->tflag);
+    free(x->cand);
     free(x->last_does);
     free(x->val);
     free(x->cnt);
@@ -1547,9 +1559,13 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
             if (v == NONE) continue;
             run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
             uint32_t g = c->mgroup[v];
-            if (g != NONE && !x->tflag[g]) {
-                x->tflag[g] = 1;
-                x->touched[x->n_touched++] = g;
+            if (g != NONE) {
+                if (!x->tflag[g]) {
+                    x->tflag[g] = 1;
+                    x->touched[x->n_touched++] = g;
+                    x->cand[g] = NONE;
+                }
+                if (x->val[v]) x->cand[g] = c->midx[v]; /* the member that came on */
             }
         }
         x->applied[w] = bits[w];
@@ -1569,12 +1585,11 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
             uint32_t g = x->touched[k];
             x->tflag[g] = 0;
             if (x->act[g] != NONE) continue;
-            for (uint32_t m = c->mg_off[g]; m < c->mg_off[g + 1]; m++)
-                if (x->val[c->mg_mem[m]]) {
-                    x->act[g] = m - c->mg_off[g];
-                    run_mux_on(x, c->mg_mem[m]);
-                    break;
-                }
+            uint32_t m = x->cand[g];
+            if (m != NONE && x->val[c->mg_mem[c->mg_off[g] + m]]) {
+                x->act[g] = m;
+                run_mux_on(x, c->mg_mem[c->mg_off[g] + m]);
+            }
         }
         x->n_touched = 0;
         run_propagate(x);
@@ -1638,17 +1653,20 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
         uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
         uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
         const uint32_t *lb = x->legal_bits + lo, *gb = x->gated_bits + lo;
-        uint32_t *seen = x->legal_seen + lo, diff = 0;
-        for (uint32_t w = 0; w < nw; w++) {
+        uint32_t *seen = x->legal_seen + lo, w = 0;
+        for (; w < nw; w++) {
             uint32_t bits = lb[w] | (gb[w] & mask);
-            diff |= bits ^ seen[w];
-            seen[w] = bits;
+            if (bits != seen[w]) break;
         }
-        if (diff) {
+        if (w < nw) {
+            /* Remade from the first word that differs (the list up to it
+             * stands: n is the number of moves in the words before). */
             uint32_t n = 0;
+            for (uint32_t k = 0; k < w; k++) n += (uint32_t)__builtin_popcount(seen[k]);
             move_id_t *out = x->legal[role];
-            for (uint32_t w = 0; w < nw; w++) {
-                uint32_t bits = seen[w];
+            for (; w < nw; w++) {
+                uint32_t bits = lb[w] | (gb[w] & mask);
+                seen[w] = bits;
                 while (bits) {
                     out[n++] = w * 32 + (uint32_t)__builtin_ctz(bits);
                     bits &= bits - 1;
