@@ -8,17 +8,20 @@
 #include "base/xalloc.h"
 
 #define NONE UINT32_MAX
+#define PN_LSUM_MIN 8 /* legal words of a role from which its summary is kept and read */
 #define LIT_TRUE 0u  /* node 0 is the constant true */
 #define LIT_FALSE 1u /* its negation */
 
 enum { K_TRUE, K_IN, K_AND, K_OR };
-enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8 }; /* node flags: has outputs, fan-out, several outputs, mutex tables */
+/* Node flags: has outputs, fan-out, several outputs, mutex tables, member
+ * of a mutex group, outputs to a legal summary. */
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SHIFT = 6 };
 
 /* What a flip of a node touches, packed in 16 bytes for the hot loop. */
 typedef struct pn_node {
     uint32_t fan;   /* counter edges [fan, fan + n_cnt), then the groups to mark */
     uint32_t n_cnt;
-    uint32_t grp_fl; /* number of groups << 4 | FL_* */
+    uint32_t grp_fl; /* number of groups << FL_SHIFT | FL_* */
     uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
 } pn_node_t;
 
@@ -1140,11 +1143,11 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     c->outs = xmalloc((c->out_off[nn] ? c->out_off[nn] : 1) * sizeof *c->outs);
     uint32_t *fill = xmalloc((nn + 1) * sizeof *fill);
     memcpy(fill, c->out_off, (nn + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = c->next_bit[i];
+    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = 2 * c->n_lwords * 32 + c->next_bit[i];
     for (uint32_t r = 0; r < nr; r++)
         for (uint32_t m = 0; m < c->n_moves[r]; m++)
             c->outs[fill[c->legal_lit[r][m] >> 1]++] =
-                (c->n_words + (c->legal_gated[r][m] ? c->n_lwords : 0) + c->lw_off[r]) * 32 + m;
+                (2 * (c->lw_off[r] + m / 32) + c->legal_gated[r][m]) * 32 + m % 32;
     free(fill);
     for (uint32_t v = 0; v < nn; v++)
         c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
@@ -1159,6 +1162,13 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t v = 0; v < nn; v++) {
         pn_node_t *d = &c->node[v];
         uint32_t no = c->out_off[v + 1] - c->out_off[v], fl = c->has_out[v];
+        if (c->mgroup[v] != NONE) fl |= FL_MEMBER;
+        for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) {
+            uint32_t pw = c->outs[o] >> 6; /* a legal word pair, or past them */
+            for (uint32_t r = 0; r < nr && pw < c->n_lwords; r++)
+                if (pw >= c->lw_off[r] && pw < c->lw_off[r + 1] && c->lw_off[r + 1] - c->lw_off[r] >= PN_LSUM_MIN)
+                    fl |= FL_LSUM;
+        }
         d->fan = c->fan_off[v];
         d->n_cnt = c->grp_off[v] - c->fan_off[v];
         d->out = no ? c->outs[c->out_off[v]] : 0;
@@ -1168,7 +1178,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             c->mouts[n_m++] = no;
             for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
         }
-        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << 4 | fl;
+        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << FL_SHIFT | fl;
     }
 
     free(newid);
@@ -1252,6 +1262,9 @@ void pn_circuit_free(pn_circuit_t *c)
  * returns to its root at every iteration, a benchmark to the initial
  * state): going back is a copy, not the undoing of a whole playout. */
 #define PN_SNAPS 2
+/* Words of the legal summary: one bit per legal word pair, and room for
+ * the marks that the next state's toggles make past them. */
+#define PN_LSUM_WORDS(c) (((2 * (c)->n_lwords + (c)->n_words) * 32 + 2047) / 2048 + 1)
 #define PN_SNAP_MAX_NODES (1u << 21)
 typedef struct pn_snap {
     bool ok;
@@ -1271,8 +1284,8 @@ struct pn_run {
     uint32_t n_pwords;
     uint32_t *applied;
     uint32_t *bits; /* next state [0, n_words), legal moves, legal moves under the gate */
-    uint32_t *next_bits, *legal_bits, *gated_bits;
-    uint32_t *legal_seen; /* per role: the legal words its list was made from */
+    uint32_t *next_bits;
+    uint32_t *lsum; /* per legal word pair: a bit set when it was touched (clear: both words are 0) */
     uint32_t *last_does;
     uint32_t *act;           /* per mutex group: the active member's index, or NONE */
     uint32_t *touched, n_touched; /* mutex groups whose members flipped */
@@ -1286,9 +1299,10 @@ struct pn_run {
     uint64_t tick;
 };
 
-static inline void run_toggle(pn_run_t *x, uint32_t e)
+static inline void run_toggle(pn_run_t *x, uint32_t e, uint32_t fl)
 {
     x->bits[e >> 5] ^= 1u << (e & 31);
+    if (fl & FL_LSUM) x->lsum[e >> 11] |= 1u << ((e >> 6) & 31); /* its word pair may be nonzero */
 }
 
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
@@ -1305,10 +1319,10 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            run_toggle(x, d->out);
+            run_toggle(x, d->out, fl);
         } else {
             const uint32_t *m = x->c->mouts + d->out;
-            for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
+            for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o], fl);
         }
     }
 }
@@ -1366,7 +1380,7 @@ static void run_propagate(pn_run_t *x)
                 cnt[t] = nc;
                 if (nc == (int32_t)up) run_flip(x, t, up);
             }
-            for (uint32_t k = 0, ng = d->grp_fl >> 4; k < ng; k++) {
+            for (uint32_t k = 0, ng = d->grp_fl >> FL_SHIFT; k < ng; k++) {
                 uint32_t gi = fe[k];
                 x->pending[gi >> 6] |= 1ULL << (gi & 63);
             }
@@ -1439,10 +1453,8 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->pending = xcalloc(x->n_pwords + 1, sizeof *x->pending);
     x->applied = xcalloc(c->n_words + 1, sizeof *x->applied);
     x->bits = xcalloc(c->n_words + 2 * c->n_lwords + 1, sizeof *x->bits);
-    x->next_bits = x->bits;
-    x->legal_bits = x->bits + c->n_words;
-    x->gated_bits = x->legal_bits + c->n_lwords;
-    x->legal_seen = xcalloc(c->n_lwords + 1, sizeof *x->legal_seen);
+    x->next_bits = x->bits + 2 * c->n_lwords;
+    x->lsum = xcalloc(PN_LSUM_WORDS(c), sizeof *x->lsum);
     uint32_t nr = c->n_roles ? c->n_roles : 1;
     x->last_does = xmalloc(nr * sizeof *x->last_does);
     memset(x->last_does, 0xff, nr * sizeof *x->last_does);
@@ -1481,9 +1493,10 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     for (uint32_t r = 0; r < c->n_roles; r++)
         for (uint32_t m = 0; m < c->n_moves[r]; m++)
             if (LITVAL(c->legal_lit[r][m])) {
-                uint32_t i = c->lw_off[r] * 32 + m;
-                (c->legal_gated[r][m] ? x->gated_bits : x->legal_bits)[i >> 5] |= 1u << (i & 31);
+                uint32_t i = (2 * (c->lw_off[r] + m / 32) + c->legal_gated[r][m]) * 32 + m % 32;
+                x->bits[i >> 5] |= 1u << (i & 31);
             }
+    memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
     return x;
 }
 
@@ -1514,7 +1527,7 @@ void pn_run_free(pn_run_t *x)
     free(x->pending);
     free(x->applied);
     free(x->bits);
-    free(x->legal_seen);
+    free(x->lsum);
     free(x);
 }
 
@@ -1542,6 +1555,7 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
             if (!s->ok || memcmp(s->applied, bits, wb)) continue;
             snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, x->act, s->val, s->cnt, s->bits,
                       s->applied, s->last_does, s->act);
+            memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
             s->used = ++x->tick;
             memset(x->legal_ok, 0, c->n_roles);
             x->lazy_ok = false;
@@ -1558,8 +1572,8 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
             uint32_t v = c->base_node[bt];
             if (v == NONE) continue;
             run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
-            uint32_t g = c->mgroup[v];
-            if (g != NONE) {
+            if (c->node[v].grp_fl & FL_MEMBER) {
+                uint32_t g = c->mgroup[v];
                 if (!x->tflag[g]) {
                     x->tflag[g] = 1;
                     x->touched[x->n_touched++] = g;
@@ -1647,33 +1661,40 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {
     const pn_circuit_t *c = x->c;
     if (!x->legal_ok[role]) {
-        /* The list is remade only when the role's legal words differ from
-         * those it was made from (an idle role's list, its noop, usually
-         * stays; a restored copy of the running state keeps it right). */
         uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
         uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
-        const uint32_t *lb = x->legal_bits + lo, *gb = x->gated_bits + lo;
-        uint32_t *seen = x->legal_seen + lo, w = 0;
-        for (; w < nw; w++) {
-            uint32_t bits = lb[w] | (gb[w] & mask);
-            if (bits != seen[w]) break;
+        /* A few word pairs (legal, legal under the gate) are read as they
+         * are; of many, only those marked in the summary can hold moves
+         * (those found empty are unmarked). */
+        uint32_t n = 0, hi = lo + nw;
+        move_id_t *out = x->legal[role];
+        for (uint32_t pw = lo; nw < PN_LSUM_MIN && pw < hi; pw++) {
+            uint32_t bits = x->bits[2 * pw] | (x->bits[2 * pw + 1] & mask), base = (pw - lo) * 32;
+            while (bits) {
+                out[n++] = base + (uint32_t)__builtin_ctz(bits);
+                bits &= bits - 1;
+            }
         }
-        if (w < nw) {
-            /* Remade from the first word that differs (the list up to it
-             * stands: n is the number of moves in the words before). */
-            uint32_t n = 0;
-            for (uint32_t k = 0; k < w; k++) n += (uint32_t)__builtin_popcount(seen[k]);
-            move_id_t *out = x->legal[role];
-            for (; w < nw; w++) {
-                uint32_t bits = lb[w] | (gb[w] & mask);
-                seen[w] = bits;
+        for (uint32_t sw = lo >> 5; nw >= PN_LSUM_MIN && sw < (hi + 31) >> 5; sw++) {
+            uint32_t m = x->lsum[sw];
+            if (sw == lo >> 5) m &= UINT32_MAX << (lo & 31);
+            if (sw == (hi - 1) >> 5 && (hi & 31)) m &= UINT32_MAX >> (32 - (hi & 31));
+            while (m) {
+                uint32_t pw = sw * 32 + (uint32_t)__builtin_ctz(m);
+                m &= m - 1;
+                uint32_t lw = x->bits[2 * pw], gw = x->bits[2 * pw + 1];
+                if (!(lw | gw)) {
+                    x->lsum[sw] &= ~(1u << (pw & 31));
+                    continue;
+                }
+                uint32_t bits = lw | (gw & mask), base = (pw - lo) * 32;
                 while (bits) {
-                    out[n++] = w * 32 + (uint32_t)__builtin_ctz(bits);
+                    out[n++] = base + (uint32_t)__builtin_ctz(bits);
                     bits &= bits - 1;
                 }
             }
-            x->n_legal[role] = n;
         }
+        x->n_legal[role] = n;
         x->legal_ok[role] = 1;
     }
     *moves = x->legal[role];
