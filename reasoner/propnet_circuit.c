@@ -969,7 +969,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             ge[n_ge++] = (gedge_t){l >> 1, c->mgroup[guard[v]], c->midx[guard[v]], v << 1 | (l & 1)};
         }
     }
-    qsort(ge, n_ge, sizeof *ge, cmp_gedge);
+    if (n_ge) qsort(ge, n_ge, sizeof *ge, cmp_gedge);
     uint32_t *extra = NULL, n_extra = 0, cap_extra = 0; /* pairs p, edge */
     c->mux_off = xcalloc(nn + 1, sizeof *c->mux_off);
     uint32_t cap_mux = 0, n_mux = 0, cap_mtab = 0, n_mtab = 0, cap_med = 0, n_med = 0;
