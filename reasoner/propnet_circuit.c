@@ -8,14 +8,17 @@
 #include "base/xalloc.h"
 
 #define NONE UINT32_MAX
+/* Edges from one node into the gates of a mutex group of size gs that go
+ * to a table by member rather than stay counter edges. */
+#define PN_MUX_TABLE(n, gs) ((n) >= 2 && (n) * 4 >= (gs) + 1)
 #define PN_LSUM_MIN 8 /* legal words of a role from which its summary is kept and read */
 #define LIT_TRUE 0u  /* node 0 is the constant true */
 #define LIT_FALSE 1u /* its negation */
 
 enum { K_TRUE, K_IN, K_AND, K_OR };
 /* Node flags: has outputs, fan-out, several outputs, mutex tables, member
- * of a mutex group, outputs to a legal summary. */
-enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SHIFT = 6 };
+ * of a mutex group, outputs to a legal summary, cyclic groups or tables. */
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 7 };
 
 /* What a flip of a node touches, packed in 16 bytes for the hot loop. */
 typedef struct pn_node {
@@ -540,6 +543,7 @@ struct pn_circuit {
     uint32_t n_mg, cap_mg, *mg_size, *mg_off, *mg_mem;
     uint32_t *mgroup, *midx;     /* per node: its group (or NONE), index in it */
     uint32_t *gd_off, *gd;       /* per member node: the gates it guards */
+    bool has_lsum;               /* a role's legal moves are summarised (FL_LSUM) */
     uint32_t *gd_lit;            /* per guarded gate of two inputs: the other literal, else NONE */
     uint32_t *mux_off, *mux;     /* per node: (group, table) pairs */
     uint32_t *mtab, *medge, n_medge; /* per table: member -> edges */
@@ -928,6 +932,40 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             }
         }
     }
+    typedef struct gedge {
+        uint32_t p, g, m, e;
+    } gedge_t;
+    if (c->n_mg) {
+        /* A gate gains from its guard only when an input reaches it through
+         * a table (below: a node that feeds gates of many members); the
+         * others stay plain gates, since waking them costs a recount. */
+        gedge_t *pe = NULL;
+        uint32_t n_pe = 0, cap_pe = 0;
+        for (uint32_t v = 0; v < nn; v++) {
+            if (guard[v] == NONE) continue;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
+                if (c->in[j] == guard[v] << 1) continue;
+                XVEC_RESERVE(&pe, &cap_pe, n_pe + 1);
+                pe[n_pe++] = (gedge_t){c->in[j] >> 1, c->mgroup[guard[v]], 0, v};
+            }
+        }
+        if (n_pe) qsort(pe, n_pe, sizeof *pe, cmp_gedge);
+        uint8_t *gain = xcalloc(nn ? nn : 1, 1);
+        for (uint32_t ka = 0; ka < n_pe;) {
+            uint32_t e = ka;
+            while (e < n_pe && pe[e].p == pe[ka].p && pe[e].g == pe[ka].g) e++;
+            if (PN_MUX_TABLE(e - ka, c->mg_size[pe[ka].g]))
+                for (uint32_t q = ka; q < e; q++) gain[pe[q].e] = 1;
+            ka = e;
+        }
+        for (uint32_t v = 0; v < nn; v++)
+            if (guard[v] != NONE && !gain[v]) {
+                c->gd_off[guard[v] + 1]--;
+                guard[v] = NONE;
+            }
+        free(gain);
+        free(pe);
+    }
     {
         /* A group that guards nothing need not be followed at run time. */
         uint8_t *used = xcalloc(c->n_mg + 1, 1);
@@ -955,9 +993,6 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     /* The edges into guarded gates (but from the guard): those of a node
      * into one group go to a table by member when they are many, else
      * they stay counter edges (a dead gate's counter is far below 0). */
-    typedef struct gedge {
-        uint32_t p, g, m, e;
-    } gedge_t;
     gedge_t *ge = NULL;
     uint32_t n_ge = 0, cap_ge = 0;
     for (uint32_t v = 0; v < nn; v++) {
@@ -977,7 +1012,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         uint32_t e = ka;
         while (e < n_ge && ge[e].p == ge[ka].p && ge[e].g == ge[ka].g) e++;
         uint32_t gs = c->mg_size[ge[ka].g];
-        if ((e - ka) * 4 >= gs + 1 && e - ka >= 2) {
+        if (PN_MUX_TABLE(e - ka, gs)) {
             XVEC_RESERVE(&c->mux, &cap_mux, n_mux + 2);
             c->mux[n_mux++] = ge[ka].g;
             c->mux[n_mux++] = n_mtab;
@@ -1156,7 +1191,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     c->node = xmalloc((nn ? nn : 1) * sizeof *c->node);
     uint32_t n_m = 0;
     for (uint32_t v = 0; v < nn; v++)
-        if (c->out_off[v + 1] - c->out_off[v] > 1) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
+        if (c->out_off[v + 1] != c->out_off[v]) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
     c->mouts = xmalloc((n_m ? n_m : 1) * sizeof *c->mouts);
     n_m = 0;
     for (uint32_t v = 0; v < nn; v++) {
@@ -1167,17 +1202,20 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             uint32_t pw = c->outs[o] >> 6; /* a legal word pair, or past them */
             for (uint32_t r = 0; r < nr && pw < c->n_lwords; r++)
                 if (pw >= c->lw_off[r] && pw < c->lw_off[r + 1] && c->lw_off[r + 1] - c->lw_off[r] >= PN_LSUM_MIN)
-                    fl |= FL_LSUM;
+                    fl |= FL_LSUM, c->has_lsum = true;
         }
         d->fan = c->fan_off[v];
         d->n_cnt = c->grp_off[v] - c->fan_off[v];
         d->out = no ? c->outs[c->out_off[v]] : 0;
-        if (no > 1) {
+        /* A node with a legal move of a summarised role takes the slow path
+         * (several outputs), where toggles also mark the summary. */
+        if (no > 1 || (fl & FL_LSUM)) {
             fl |= FL_MULTI;
             d->out = n_m;
             c->mouts[n_m++] = no;
             for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
         }
+        if (c->int_off[v] != c->grp_off[v] || (fl & FL_MUX)) fl |= FL_SLOW;
         d->grp_fl = (c->int_off[v] - c->grp_off[v]) << FL_SHIFT | fl;
     }
 
@@ -1299,10 +1337,9 @@ struct pn_run {
     uint64_t tick;
 };
 
-static inline void run_toggle(pn_run_t *x, uint32_t e, uint32_t fl)
+static inline void run_toggle(pn_run_t *x, uint32_t e)
 {
     x->bits[e >> 5] ^= 1u << (e & 31);
-    if (fl & FL_LSUM) x->lsum[e >> 11] |= 1u << ((e >> 6) & 31); /* its word pair may be nonzero */
 }
 
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
@@ -1319,10 +1356,13 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            run_toggle(x, d->out, fl);
+            run_toggle(x, d->out);
         } else {
             const uint32_t *m = x->c->mouts + d->out;
-            for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o], fl);
+            for (uint32_t o = 1; o <= m[0]; o++) {
+                run_toggle(x, m[o]);
+                x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31); /* its word pair may be nonzero */
+            }
         }
     }
 }
@@ -1380,6 +1420,7 @@ static void run_propagate(pn_run_t *x)
                 cnt[t] = nc;
                 if (nc == (int32_t)up) run_flip(x, t, up);
             }
+            if (__builtin_expect(!(d->grp_fl & FL_SLOW), 1)) continue;
             for (uint32_t k = 0, ng = d->grp_fl >> FL_SHIFT; k < ng; k++) {
                 uint32_t gi = fe[k];
                 x->pending[gi >> 6] |= 1ULL << (gi & 63);
@@ -1537,7 +1578,7 @@ static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *b
                       const uint32_t *act_s)
 {
     const pn_circuit_t *c = x->c;
-    memcpy(act, act_s, c->n_mg * sizeof *act);
+    if (c->n_mg) memcpy(act, act_s, c->n_mg * sizeof *act);
     memcpy(val, val_s, c->n_nodes);
     memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
     memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
@@ -1545,25 +1586,27 @@ static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *b
     memcpy(last_does, last_does_s, c->n_roles * sizeof *last_does);
 }
 
-void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
+/* Flip the base inputs that differ from bits, and propagate. */
+static void run_apply(pn_run_t *x, const uint32_t *bits)
 {
     const pn_circuit_t *c = x->c;
-    size_t wb = c->n_words * sizeof *bits;
-    if (keep && memcmp(bits, x->applied, wb)) {
-        for (uint32_t k = 0; k < PN_SNAPS; k++) {
-            pn_snap_t *s = &x->snap[k];
-            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
-            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, x->act, s->val, s->cnt, s->bits,
-                      s->applied, s->last_does, s->act);
-            memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
-            s->used = ++x->tick;
-            memset(x->legal_ok, 0, c->n_roles);
-            x->lazy_ok = false;
-            return;
+    for (uint32_t w = 0; w < c->n_words; w++) {
+        uint32_t diff = bits[w] ^ x->applied[w];
+        while (diff) {
+            uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
+            diff &= diff - 1;
+            uint32_t v = c->base_node[bt];
+            if (v != NONE) run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
         }
-    } else {
-        keep = false;
+        x->applied[w] = bits[w];
     }
+    run_propagate(x);
+}
+
+/* The same with guarded gates (mutex groups). */
+static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
+{
+    const pn_circuit_t *c = x->c;
     for (uint32_t w = 0; w < c->n_words; w++) {
         uint32_t diff = bits[w] ^ x->applied[w];
         while (diff) {
@@ -1608,6 +1651,29 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
         x->n_touched = 0;
         run_propagate(x);
     }
+}
+
+void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
+{
+    const pn_circuit_t *c = x->c;
+    size_t wb = c->n_words * sizeof *bits;
+    if (keep && memcmp(bits, x->applied, wb)) {
+        for (uint32_t k = 0; k < PN_SNAPS; k++) {
+            pn_snap_t *s = &x->snap[k];
+            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
+            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, x->act, s->val, s->cnt, s->bits,
+                      s->applied, s->last_does, s->act);
+            if (c->has_lsum) memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
+            s->used = ++x->tick;
+            memset(x->legal_ok, 0, c->n_roles);
+            x->lazy_ok = false;
+            return;
+        }
+    } else {
+        keep = false;
+    }
+    if (c->gd_off[c->n_nodes]) run_apply_mux(x, bits);
+    else run_apply(x, bits);
     memset(x->legal_ok, 0, c->n_roles);
     x->lazy_ok = false;
     if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
