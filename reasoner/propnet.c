@@ -406,6 +406,8 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
         .n_next = g->n_next,
         .next_prop = g->next_prop,
         .next_bit = g->next_bit,
+        .n_init = g->n_init,
+        .init_bits = g->init_bits,
     };
     g->circ = pn_circuit_build(&raw);
     free(is_input);

@@ -8,17 +8,23 @@
 #include "base/xalloc.h"
 
 #define NONE UINT32_MAX
+/* Edges from one node into the gates of a mutex group of size gs that go
+ * to a table by member rather than stay counter edges. */
+#define PN_MUX_TABLE(n, gs) ((n) >= 2 && (n) * 4 >= (gs) + 1)
+#define PN_LSUM_MIN 8 /* legal words of a role from which its summary is kept and read */
 #define LIT_TRUE 0u  /* node 0 is the constant true */
 #define LIT_FALSE 1u /* its negation */
 
 enum { K_TRUE, K_IN, K_AND, K_OR };
-enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4 }; /* node flags: has outputs, fan-out, several outputs */
+/* Node flags: has outputs, fan-out, several outputs, mutex tables, member
+ * of a mutex group, outputs to a legal summary, cyclic groups or tables. */
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 7 };
 
 /* What a flip of a node touches, packed in 16 bytes for the hot loop. */
 typedef struct pn_node {
     uint32_t fan;   /* counter edges [fan, fan + n_cnt), then the groups to mark */
     uint32_t n_cnt;
-    uint32_t grp_fl; /* number of groups << 3 | FL_* */
+    uint32_t grp_fl; /* number of groups << FL_SHIFT | FL_* */
     uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
 } pn_node_t;
 
@@ -234,6 +240,14 @@ static void b_simplify_all(bld_t *b)
 }
 
 /* References to each node from live gates' inputs and from the outputs. */
+static int cmp_gedge(const void *x, const void *y)
+{
+    const uint32_t *a = x, *b = y;
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
 static uint32_t *b_refcounts(bld_t *b, const uint32_t *outs, uint32_t n_outs)
 {
     uint32_t *ref = xcalloc(b->n ? b->n : 1, sizeof *ref);
@@ -525,6 +539,14 @@ struct pn_circuit {
     uint32_t n_next, *next_lit, *next_bit;
     uint32_t terminal_lit;
     uint32_t *n_goals, **goal_lit;
+    /* mutex groups (see the build) */
+    uint32_t n_mg, cap_mg, *mg_size, *mg_off, *mg_mem;
+    uint32_t *mgroup, *midx;     /* per node: its group (or NONE), index in it */
+    uint32_t *gd_off, *gd;       /* per member node: the gates it guards */
+    bool has_lsum;               /* a role's legal moves are summarised (FL_LSUM) */
+    uint32_t *gd_lit;            /* per guarded gate of two inputs: the other literal, else NONE */
+    uint32_t *mux_off, *mux;     /* per node: (group, table) pairs */
+    uint32_t *mtab, *medge, n_medge; /* per table: member -> edges */
     size_t n_gates, n_edges;
 };
 
@@ -814,6 +836,207 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(u_list);
     free(is_does);
     free(mark);
+    /* Mutex groups of state bits: a set S where each bit's next is false or
+     * a wire from another bit of S, no bit of S feeds two, and the initial
+     * state has at most one bit of S on (a counter such as (step n), whose
+     * next is (true (step n-1)); whose turn it is). A state reached by next
+     * then has at most one bit of S on (the bits on at t+1 have distinct
+     * sources on at t), and states only come from initial and next. An AND
+     * that reads a member s is false unless s is on: its counter is kept
+     * only while s is the group's active member, and a node that feeds such
+     * gates of many members reaches, through a table indexed by the active
+     * member, only those of the member on (Hex's "(step k) and cell" gates,
+     * one per step, cost one edge instead of one per step). */
+    uint32_t *guard = xmalloc((nn ? nn : 1) * sizeof *guard);
+    memset(guard, 0xff, (nn ? nn : 1) * sizeof *guard);
+    c->mgroup = xmalloc((nn ? nn : 1) * sizeof *c->mgroup);
+    memset(c->mgroup, 0xff, (nn ? nn : 1) * sizeof *c->mgroup);
+    c->midx = xcalloc(nn ? nn : 1, sizeof *c->midx);
+    {
+        uint32_t nb = raw->n_base, nb1 = nb ? nb : 1;
+        uint32_t *bit_of = xmalloc((nn ? nn : 1) * sizeof *bit_of), *src = xmalloc(nb1 * sizeof *src);
+        uint32_t *par = xmalloc(nb1 * sizeof *par), *feeds = xcalloc(nb1, sizeof *feeds);
+        uint32_t *cnt_init = xcalloc(nb1, sizeof *cnt_init), *size = xcalloc(nb1, sizeof *size);
+        uint8_t *bad = xcalloc(nb1, 1), *seen_b = xcalloc(nb1, 1);
+        memset(bit_of, 0xff, (nn ? nn : 1) * sizeof *bit_of);
+        memset(src, 0xff, nb1 * sizeof *src);
+        for (uint32_t bt = 0; bt < nb; bt++) {
+            par[bt] = bt;
+            uint32_t v = newid[raw->base_prop[bt]];
+            if (v != NONE) bit_of[v] = bt;
+        }
+        for (uint32_t i = 0; i < raw->n_next; i++) {
+            uint32_t bt = raw->next_bit[i], l = outs[1 + i];
+            uint32_t nl = l == LIT_FALSE ? LIT_FALSE : newid[l >> 1] << 1 | (l & 1);
+            if (seen_b[bt]) bad[bt] = 1;
+            seen_b[bt] = 1;
+            if (nl == LIT_FALSE) continue;
+            if (!(nl & 1) && bit_of[nl >> 1] != NONE) src[bt] = bit_of[nl >> 1];
+            else bad[bt] = 1;
+        }
+        for (uint32_t bt = 0; bt < nb; bt++) {
+            if (src[bt] == NONE) continue;
+            feeds[src[bt]]++;
+            uint32_t a = bt, z = src[bt];
+            while (par[a] != a) a = par[a] = par[par[a]];
+            while (par[z] != z) z = par[z] = par[par[z]];
+            if (a != z) par[a] = z;
+        }
+        for (uint32_t bt = 0; bt < nb; bt++) {
+            uint32_t a = bt;
+            while (par[a] != a) a = par[a];
+            par[bt] = a;
+            if (bad[bt] || feeds[bt] > 1) bad[a] = 1;
+            size[a]++;
+        }
+        for (uint32_t i = 0; i < raw->n_init; i++) cnt_init[par[raw->init_bits[i]]]++;
+        uint32_t *gid = feeds; /* reused: per root, its group + 1 */
+        memset(gid, 0, nb1 * sizeof *gid);
+        for (uint32_t bt = 0; bt < nb; bt++) {
+            uint32_t a = par[bt], v = newid[raw->base_prop[bt]];
+            if (bad[a] || size[a] < 2 || cnt_init[a] > 1 || v == NONE) continue;
+            if (!gid[a]) {
+                gid[a] = ++c->n_mg;
+                XVEC_RESERVE(&c->mg_size, &c->cap_mg, c->n_mg);
+                c->mg_size[c->n_mg - 1] = 0;
+            }
+            c->mgroup[v] = gid[a] - 1;
+            c->midx[v] = c->mg_size[gid[a] - 1]++;
+        }
+        free(bit_of);
+        free(src);
+        free(par);
+        free(feeds);
+        free(cnt_init);
+        free(size);
+        free(bad);
+        free(seen_b);
+    }
+    c->mg_off = xcalloc(c->n_mg + 1, sizeof *c->mg_off);
+    for (uint32_t g = 0; g < c->n_mg; g++) c->mg_off[g + 1] = c->mg_off[g] + c->mg_size[g];
+    c->mg_mem = xmalloc((c->mg_off[c->n_mg] ? c->mg_off[c->n_mg] : 1) * sizeof *c->mg_mem);
+    for (uint32_t v = 0; v < nn; v++)
+        if (c->mgroup[v] != NONE) c->mg_mem[c->mg_off[c->mgroup[v]] + c->midx[v]] = v;
+    /* Guarded gates: ANDs (not cyclic, not lazy) that read a member. */
+    c->gd_off = xcalloc(nn + 1, sizeof *c->gd_off);
+    if (c->n_mg) {
+        for (uint32_t v = 0; v < nn; v++) {
+            if (c->kind[v] != K_AND || c->group[v] != NONE || c->lazy[v]) continue;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
+                uint32_t l = c->in[j];
+                if (!(l & 1) && c->mgroup[l >> 1] != NONE) {
+                    guard[v] = l >> 1;
+                    c->gd_off[(l >> 1) + 1]++;
+                    break;
+                }
+            }
+        }
+    }
+    typedef struct gedge {
+        uint32_t p, g, m, e;
+    } gedge_t;
+    if (c->n_mg) {
+        /* A gate gains from its guard only when an input reaches it through
+         * a table (below: a node that feeds gates of many members); the
+         * others stay plain gates, since waking them costs a recount. */
+        gedge_t *pe = NULL;
+        uint32_t n_pe = 0, cap_pe = 0;
+        for (uint32_t v = 0; v < nn; v++) {
+            if (guard[v] == NONE) continue;
+            for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
+                if (c->in[j] == guard[v] << 1) continue;
+                XVEC_RESERVE(&pe, &cap_pe, n_pe + 1);
+                pe[n_pe++] = (gedge_t){c->in[j] >> 1, c->mgroup[guard[v]], 0, v};
+            }
+        }
+        if (n_pe) qsort(pe, n_pe, sizeof *pe, cmp_gedge);
+        uint8_t *gain = xcalloc(nn ? nn : 1, 1);
+        for (uint32_t ka = 0; ka < n_pe;) {
+            uint32_t e = ka;
+            while (e < n_pe && pe[e].p == pe[ka].p && pe[e].g == pe[ka].g) e++;
+            if (PN_MUX_TABLE(e - ka, c->mg_size[pe[ka].g]))
+                for (uint32_t q = ka; q < e; q++) gain[pe[q].e] = 1;
+            ka = e;
+        }
+        for (uint32_t v = 0; v < nn; v++)
+            if (guard[v] != NONE && !gain[v]) {
+                c->gd_off[guard[v] + 1]--;
+                guard[v] = NONE;
+            }
+        free(gain);
+        free(pe);
+    }
+    {
+        /* A group that guards nothing need not be followed at run time. */
+        uint8_t *used = xcalloc(c->n_mg + 1, 1);
+        for (uint32_t v = 0; v < nn; v++)
+            if (c->gd_off[v + 1]) used[c->mgroup[v]] = 1;
+        for (uint32_t v = 0; v < nn; v++)
+            if (c->mgroup[v] != NONE && !used[c->mgroup[v]]) c->mgroup[v] = NONE;
+        free(used);
+    }
+    for (uint32_t v = 0; v < nn; v++) c->gd_off[v + 1] += c->gd_off[v];
+    c->gd = xmalloc((c->gd_off[nn] ? c->gd_off[nn] : 1) * sizeof *c->gd);
+    c->gd_lit = xmalloc((c->gd_off[nn] ? c->gd_off[nn] : 1) * sizeof *c->gd_lit);
+    {
+        uint32_t *fl = xmalloc((nn + 1) * sizeof *fl);
+        memcpy(fl, c->gd_off, (nn + 1) * sizeof *fl);
+        for (uint32_t v = 0; v < nn; v++) {
+            if (guard[v] == NONE) continue;
+            uint32_t k2 = fl[guard[v]]++, lo = c->in_off[v];
+            c->gd[k2] = v;
+            /* A gate of two inputs: its other literal, to wake it cheaply. */
+            c->gd_lit[k2] = c->in_off[v + 1] - lo != 2 ? NONE : c->in[lo] >> 1 == guard[v] ? c->in[lo + 1] : c->in[lo];
+        }
+        free(fl);
+    }
+    /* The edges into guarded gates (but from the guard): those of a node
+     * into one group go to a table by member when they are many, else
+     * they stay counter edges (a dead gate's counter is far below 0). */
+    gedge_t *ge = NULL;
+    uint32_t n_ge = 0, cap_ge = 0;
+    for (uint32_t v = 0; v < nn; v++) {
+        if (guard[v] == NONE) continue;
+        for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
+            uint32_t l = c->in[j];
+            if (l == guard[v] << 1) continue;
+            XVEC_RESERVE(&ge, &cap_ge, n_ge + 1);
+            ge[n_ge++] = (gedge_t){l >> 1, c->mgroup[guard[v]], c->midx[guard[v]], v << 1 | (l & 1)};
+        }
+    }
+    if (n_ge) qsort(ge, n_ge, sizeof *ge, cmp_gedge);
+    uint32_t *extra = NULL, n_extra = 0, cap_extra = 0; /* pairs p, edge */
+    c->mux_off = xcalloc(nn + 1, sizeof *c->mux_off);
+    uint32_t cap_mux = 0, n_mux = 0, cap_mtab = 0, n_mtab = 0, cap_med = 0, n_med = 0;
+    for (uint32_t ka = 0; ka < n_ge;) {
+        uint32_t e = ka;
+        while (e < n_ge && ge[e].p == ge[ka].p && ge[e].g == ge[ka].g) e++;
+        uint32_t gs = c->mg_size[ge[ka].g];
+        if (PN_MUX_TABLE(e - ka, gs)) {
+            XVEC_RESERVE(&c->mux, &cap_mux, n_mux + 2);
+            c->mux[n_mux++] = ge[ka].g;
+            c->mux[n_mux++] = n_mtab;
+            c->mux_off[ge[ka].p + 1]++;
+            XVEC_RESERVE(&c->mtab, &cap_mtab, n_mtab + gs + 1);
+            XVEC_RESERVE(&c->medge, &cap_med, n_med + (e - ka));
+            uint32_t q = ka;
+            for (uint32_t m = 0; m <= gs; m++) {
+                c->mtab[n_mtab + m] = n_med;
+                while (q < e && ge[q].m == m) c->medge[n_med++] = ge[q++].e;
+            }
+            n_mtab += gs + 1;
+        } else {
+            for (uint32_t q = ka; q < e; q++) {
+                XVEC_RESERVE(&extra, &cap_extra, n_extra + 2);
+                extra[n_extra++] = ge[q].p;
+                extra[n_extra++] = ge[q].e;
+            }
+        }
+        ka = e;
+    }
+    for (uint32_t v = 0; v < nn; v++) c->mux_off[v + 1] += c->mux_off[v];
+    c->n_medge = n_med;
+    free(ge);
     /* The literals whose flips a gate counts: its inputs, or for a universe
      * gate its exceptions (negated: playing one counts down). */
 #define CIN_LO(v) (ugate[v] ? exc_off[v] : c->in_off[v])
@@ -823,9 +1046,11 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
      * inside the node's own group. */
     uint32_t *cnt_e = xcalloc(nn + 1, sizeof *cnt_e), *cnt_g = xcalloc(nn + 1, sizeof *cnt_g),
              *cnt_i = xcalloc(nn + 1, sizeof *cnt_i);
+    for (uint32_t ke = 0; ke < n_extra; ke += 2) cnt_e[extra[ke]]++;
     for (uint32_t v = 0; v < nn; v++)
         for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
             uint32_t p = CIN(v, j) >> 1;
+            if (guard[v] != NONE) break;
             if (c->lazy[v] && (c->group[v] == NONE || c->group[v] != c->group[p])) continue;
             if (c->group[v] == NONE) cnt_e[p]++;
             else if (c->group[v] == c->group[p]) cnt_i[p]++;
@@ -846,9 +1071,12 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     memset(cnt_e, 0, (nn + 1) * sizeof *cnt_e);
     memset(cnt_g, 0, (nn + 1) * sizeof *cnt_g);
     memset(cnt_i, 0, (nn + 1) * sizeof *cnt_i);
+    for (uint32_t ke = 0; ke < n_extra; ke += 2) c->fan[c->fan_off[extra[ke]] + cnt_e[extra[ke]]++] = extra[ke + 1];
+    free(extra);
     for (uint32_t v = 0; v < nn; v++)
         for (uint32_t j = CIN_LO(v); j < CIN_HI(v); j++) {
             uint32_t l = CIN(v, j), p = l >> 1;
+            if (guard[v] != NONE) break;
             if (c->lazy[v] && (c->group[v] == NONE || c->group[v] != c->group[p])) continue;
             if (c->group[v] == NONE) {
                 c->fan[c->fan_off[p] + cnt_e[p]++] = v << 1 | (l & 1);
@@ -889,7 +1117,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(exc);
     free(ugate);
     for (uint32_t v = 0; v < nn; v++) c->n_gates += c->kind[v] == K_AND || c->kind[v] == K_OR;
-    c->n_edges = c->fan_off[nn];
+    c->n_edges = c->fan_off[nn] + c->n_medge;
+    free(guard);
 
     /* Inputs and outputs in new ids. */
 #define NEWLIT(l) (newid[(l) >> 1] << 1 | ((l) & 1))
@@ -949,34 +1178,45 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     c->outs = xmalloc((c->out_off[nn] ? c->out_off[nn] : 1) * sizeof *c->outs);
     uint32_t *fill = xmalloc((nn + 1) * sizeof *fill);
     memcpy(fill, c->out_off, (nn + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = c->next_bit[i];
+    for (uint32_t i = 0; i < c->n_next; i++) c->outs[fill[c->next_lit[i] >> 1]++] = 2 * c->n_lwords * 32 + c->next_bit[i];
     for (uint32_t r = 0; r < nr; r++)
         for (uint32_t m = 0; m < c->n_moves[r]; m++)
             c->outs[fill[c->legal_lit[r][m] >> 1]++] =
-                (c->n_words + (c->legal_gated[r][m] ? c->n_lwords : 0) + c->lw_off[r]) * 32 + m;
+                (2 * (c->lw_off[r] + m / 32) + c->legal_gated[r][m]) * 32 + m % 32;
     free(fill);
     for (uint32_t v = 0; v < nn; v++)
         c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
-                                  (c->fan_off[v] != c->int_off[v] ? FL_FAN : 0));
+                                  (c->fan_off[v] != c->int_off[v] ? FL_FAN : 0) |
+                                  (c->mux_off[v] != c->mux_off[v + 1] ? FL_FAN | FL_MUX : 0));
     c->node = xmalloc((nn ? nn : 1) * sizeof *c->node);
     uint32_t n_m = 0;
     for (uint32_t v = 0; v < nn; v++)
-        if (c->out_off[v + 1] - c->out_off[v] > 1) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
+        if (c->out_off[v + 1] != c->out_off[v]) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
     c->mouts = xmalloc((n_m ? n_m : 1) * sizeof *c->mouts);
     n_m = 0;
     for (uint32_t v = 0; v < nn; v++) {
         pn_node_t *d = &c->node[v];
         uint32_t no = c->out_off[v + 1] - c->out_off[v], fl = c->has_out[v];
+        if (c->mgroup[v] != NONE) fl |= FL_MEMBER;
+        for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) {
+            uint32_t pw = c->outs[o] >> 6; /* a legal word pair, or past them */
+            for (uint32_t r = 0; r < nr && pw < c->n_lwords; r++)
+                if (pw >= c->lw_off[r] && pw < c->lw_off[r + 1] && c->lw_off[r + 1] - c->lw_off[r] >= PN_LSUM_MIN)
+                    fl |= FL_LSUM, c->has_lsum = true;
+        }
         d->fan = c->fan_off[v];
         d->n_cnt = c->grp_off[v] - c->fan_off[v];
         d->out = no ? c->outs[c->out_off[v]] : 0;
-        if (no > 1) {
+        /* A node with a legal move of a summarised role takes the slow path
+         * (several outputs), where toggles also mark the summary. */
+        if (no > 1 || (fl & FL_LSUM)) {
             fl |= FL_MULTI;
             d->out = n_m;
             c->mouts[n_m++] = no;
             for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
         }
-        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << 3 | fl;
+        if (c->int_off[v] != c->grp_off[v] || (fl & FL_MUX)) fl |= FL_SLOW;
+        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << FL_SHIFT | fl;
     }
 
     free(newid);
@@ -1039,6 +1279,18 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->ugates);
     free(c->group_lo);
     free(c->group_hi);
+    free(c->mg_size);
+    free(c->mg_off);
+    free(c->mg_mem);
+    free(c->mgroup);
+    free(c->midx);
+    free(c->gd_off);
+    free(c->gd);
+    free(c->gd_lit);
+    free(c->mux_off);
+    free(c->mux);
+    free(c->mtab);
+    free(c->medge);
     free(c);
 }
 
@@ -1048,13 +1300,16 @@ void pn_circuit_free(pn_circuit_t *c)
  * returns to its root at every iteration, a benchmark to the initial
  * state): going back is a copy, not the undoing of a whole playout. */
 #define PN_SNAPS 2
+/* Words of the legal summary: one bit per legal word pair, and room for
+ * the marks that the next state's toggles make past them. */
+#define PN_LSUM_WORDS(c) (((2 * (c)->n_lwords + (c)->n_words) * 32 + 2047) / 2048 + 1)
 #define PN_SNAP_MAX_NODES (1u << 21)
 typedef struct pn_snap {
     bool ok;
     uint64_t used;
     uint8_t *val;
     int32_t *cnt;
-    uint32_t *bits, *applied, *last_does;
+    uint32_t *bits, *applied, *last_does, *act;
 } pn_snap_t;
 
 struct pn_run {
@@ -1067,9 +1322,13 @@ struct pn_run {
     uint32_t n_pwords;
     uint32_t *applied;
     uint32_t *bits; /* next state [0, n_words), legal moves, legal moves under the gate */
-    uint32_t *next_bits, *legal_bits, *gated_bits;
-    uint32_t *legal_seen; /* per role: the legal words its list was made from */
+    uint32_t *next_bits;
+    uint32_t *lsum; /* per legal word pair: a bit set when it was touched (clear: both words are 0) */
     uint32_t *last_does;
+    uint32_t *act;           /* per mutex group: the active member's index, or NONE */
+    uint32_t *touched, n_touched; /* mutex groups whose members flipped */
+    uint32_t *cand;               /* per touched group: the member that came on, or NONE */
+    uint8_t *tflag;
     move_id_t **legal;
     uint32_t *n_legal;
     uint8_t *legal_ok;
@@ -1100,7 +1359,10 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
             run_toggle(x, d->out);
         } else {
             const uint32_t *m = x->c->mouts + d->out;
-            for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
+            for (uint32_t o = 1; o <= m[0]; o++) {
+                run_toggle(x, m[o]);
+                x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31); /* its word pair may be nonzero */
+            }
         }
     }
 }
@@ -1158,9 +1420,23 @@ static void run_propagate(pn_run_t *x)
                 cnt[t] = nc;
                 if (nc == (int32_t)up) run_flip(x, t, up);
             }
-            for (uint32_t k = 0, ng = d->grp_fl >> 3; k < ng; k++) {
+            if (__builtin_expect(!(d->grp_fl & FL_SLOW), 1)) continue;
+            for (uint32_t k = 0, ng = d->grp_fl >> FL_SHIFT; k < ng; k++) {
                 uint32_t gi = fe[k];
                 x->pending[gi >> 6] |= 1ULL << (gi & 63);
+            }
+            if (d->grp_fl & FL_MUX) {
+                for (uint32_t k = c->mux_off[p]; k < c->mux_off[p + 1]; k++) {
+                    uint32_t a = x->act[c->mux[2 * k]];
+                    if (a == NONE) continue;
+                    const uint32_t *t = c->mtab + c->mux[2 * k + 1] + a;
+                    for (uint32_t q = t[0]; q < t[1]; q++) {
+                        uint32_t ed = c->medge[q], tg = ed >> 1, up = (v ^ ed) & 1;
+                        int32_t nc = cnt[tg] + (int32_t)(up << 1) - 1;
+                        cnt[tg] = nc;
+                        if (nc == (int32_t)up) run_flip(x, tg, up);
+                    }
+                }
             }
         }
         uint32_t w = 0;
@@ -1173,6 +1449,34 @@ static void run_propagate(pn_run_t *x)
             uint32_t now = x->cnt[v] > 0;
             if (now != x->val[v]) run_flip(x, v, now);
         }
+    }
+}
+
+/* The counter of a gate whose guard is not active: far from 0, so that
+ * the counter edges that still reach it never flip it. */
+#define MUX_DEAD (INT32_MIN / 4)
+
+/* Member s of a mutex group becomes active: its gates' counters from their
+ * inputs (all settled), then the flips (so that events between them count
+ * once). */
+static void run_mux_on(pn_run_t *x, uint32_t s)
+{
+    const pn_circuit_t *c = x->c;
+    for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
+        uint32_t o = c->gd_lit[k];
+        x->cnt[c->gd[k]] = o != NONE ? (int32_t)((x->val[o >> 1] ^ o) & 1) : run_count(x, c->gd[k], 0, 0);
+    }
+    for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++)
+        if (x->cnt[c->gd[k]] > 0) run_flip(x, c->gd[k], 1);
+}
+
+static void run_mux_off(pn_run_t *x, uint32_t s)
+{
+    const pn_circuit_t *c = x->c;
+    for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
+        uint32_t v = c->gd[k];
+        if (x->val[v]) run_flip(x, v, 0);
+        x->cnt[v] = MUX_DEAD;
     }
 }
 
@@ -1190,10 +1494,8 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->pending = xcalloc(x->n_pwords + 1, sizeof *x->pending);
     x->applied = xcalloc(c->n_words + 1, sizeof *x->applied);
     x->bits = xcalloc(c->n_words + 2 * c->n_lwords + 1, sizeof *x->bits);
-    x->next_bits = x->bits;
-    x->legal_bits = x->bits + c->n_words;
-    x->gated_bits = x->legal_bits + c->n_lwords;
-    x->legal_seen = xcalloc(c->n_lwords + 1, sizeof *x->legal_seen);
+    x->next_bits = x->bits + 2 * c->n_lwords;
+    x->lsum = xcalloc(PN_LSUM_WORDS(c), sizeof *x->lsum);
     uint32_t nr = c->n_roles ? c->n_roles : 1;
     x->last_does = xmalloc(nr * sizeof *x->last_does);
     memset(x->last_does, 0xff, nr * sizeof *x->last_does);
@@ -1201,6 +1503,11 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->n_legal = xcalloc(nr, sizeof *x->n_legal);
     x->legal_ok = xcalloc(nr, 1);
     for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
+    x->act = xmalloc((c->n_mg + 1) * sizeof *x->act);
+    memset(x->act, 0xff, (c->n_mg + 1) * sizeof *x->act);
+    x->touched = xmalloc((c->n_mg + 1) * sizeof *x->touched);
+    x->tflag = xcalloc(c->n_mg + 1, 1);
+    x->cand = xmalloc((c->n_mg + 1) * sizeof *x->cand);
     /* Every input false: evaluate in order (ids are topological). */
     x->val[0] = 1;
     for (uint32_t v = 1; v < nn;) {
@@ -1219,15 +1526,18 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
         x->val[v] = x->cnt[v] > 0;
         v++;
     }
+    /* No member is on: every guarded gate is dead (and false). */
+    for (uint32_t k = 0; k < c->gd_off[nn]; k++) x->cnt[c->gd[k]] = MUX_DEAD;
 #define LITVAL(l) ((x->val[(l) >> 1] ^ (l)) & 1)
     for (uint32_t i = 0; i < c->n_next; i++)
         if (LITVAL(c->next_lit[i])) x->next_bits[c->next_bit[i] >> 5] |= 1u << (c->next_bit[i] & 31);
     for (uint32_t r = 0; r < c->n_roles; r++)
         for (uint32_t m = 0; m < c->n_moves[r]; m++)
             if (LITVAL(c->legal_lit[r][m])) {
-                uint32_t i = c->lw_off[r] * 32 + m;
-                (c->legal_gated[r][m] ? x->gated_bits : x->legal_bits)[i >> 5] |= 1u << (i & 31);
+                uint32_t i = (2 * (c->lw_off[r] + m / 32) + c->legal_gated[r][m]) * 32 + m % 32;
+                x->bits[i >> 5] |= 1u << (i & 31);
             }
+    memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
     return x;
 }
 
@@ -1244,7 +1554,12 @@ void pn_run_free(pn_run_t *x)
         free(x->snap[k].bits);
         free(x->snap[k].applied);
         free(x->snap[k].last_does);
+        free(x->snap[k].act);
     }
+    free(x->act);
+    free(x->touched);
+    free(x->tflag);
+    free(x->cand);
     free(x->last_does);
     free(x->val);
     free(x->cnt);
@@ -1253,15 +1568,17 @@ void pn_run_free(pn_run_t *x)
     free(x->pending);
     free(x->applied);
     free(x->bits);
-    free(x->legal_seen);
+    free(x->lsum);
     free(x);
 }
 
 static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *bits, uint32_t *applied,
-                      uint32_t *last_does, const uint8_t *val_s, const int32_t *cnt_s, const uint32_t *bits_s,
-                      const uint32_t *applied_s, const uint32_t *last_does_s)
+                      uint32_t *last_does, uint32_t *act, const uint8_t *val_s, const int32_t *cnt_s,
+                      const uint32_t *bits_s, const uint32_t *applied_s, const uint32_t *last_does_s,
+                      const uint32_t *act_s)
 {
     const pn_circuit_t *c = x->c;
+    if (c->n_mg) memcpy(act, act_s, c->n_mg * sizeof *act);
     memcpy(val, val_s, c->n_nodes);
     memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
     memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
@@ -1269,24 +1586,10 @@ static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *b
     memcpy(last_does, last_does_s, c->n_roles * sizeof *last_does);
 }
 
-void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
+/* Flip the base inputs that differ from bits, and propagate. */
+static void run_apply(pn_run_t *x, const uint32_t *bits)
 {
     const pn_circuit_t *c = x->c;
-    size_t wb = c->n_words * sizeof *bits;
-    if (keep && memcmp(bits, x->applied, wb)) {
-        for (uint32_t k = 0; k < PN_SNAPS; k++) {
-            pn_snap_t *s = &x->snap[k];
-            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
-            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, s->val, s->cnt, s->bits, s->applied,
-                      s->last_does);
-            s->used = ++x->tick;
-            memset(x->legal_ok, 0, c->n_roles);
-            x->lazy_ok = false;
-            return;
-        }
-    } else {
-        keep = false;
-    }
     for (uint32_t w = 0; w < c->n_words; w++) {
         uint32_t diff = bits[w] ^ x->applied[w];
         while (diff) {
@@ -1298,6 +1601,79 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
         x->applied[w] = bits[w];
     }
     run_propagate(x);
+}
+
+/* The same with guarded gates (mutex groups). */
+static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
+{
+    const pn_circuit_t *c = x->c;
+    for (uint32_t w = 0; w < c->n_words; w++) {
+        uint32_t diff = bits[w] ^ x->applied[w];
+        while (diff) {
+            uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
+            diff &= diff - 1;
+            uint32_t v = c->base_node[bt];
+            if (v == NONE) continue;
+            run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
+            if (c->node[v].grp_fl & FL_MEMBER) {
+                uint32_t g = c->mgroup[v];
+                if (!x->tflag[g]) {
+                    x->tflag[g] = 1;
+                    x->touched[x->n_touched++] = g;
+                    x->cand[g] = NONE;
+                }
+                if (x->val[v]) x->cand[g] = c->midx[v]; /* the member that came on */
+            }
+        }
+        x->applied[w] = bits[w];
+    }
+    /* Mutex groups: the member that went off dies first; the one that came
+     * on wakes once the rest is settled (its gates read settled inputs). */
+    for (uint32_t k = 0; k < x->n_touched; k++) {
+        uint32_t g = x->touched[k], a = x->act[g];
+        if (a != NONE && !x->val[c->mg_mem[c->mg_off[g] + a]]) {
+            run_mux_off(x, c->mg_mem[c->mg_off[g] + a]);
+            x->act[g] = NONE;
+        }
+    }
+    run_propagate(x);
+    if (x->n_touched) {
+        for (uint32_t k = 0; k < x->n_touched; k++) {
+            uint32_t g = x->touched[k];
+            x->tflag[g] = 0;
+            if (x->act[g] != NONE) continue;
+            uint32_t m = x->cand[g];
+            if (m != NONE && x->val[c->mg_mem[c->mg_off[g] + m]]) {
+                x->act[g] = m;
+                run_mux_on(x, c->mg_mem[c->mg_off[g] + m]);
+            }
+        }
+        x->n_touched = 0;
+        run_propagate(x);
+    }
+}
+
+void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
+{
+    const pn_circuit_t *c = x->c;
+    size_t wb = c->n_words * sizeof *bits;
+    if (keep && memcmp(bits, x->applied, wb)) {
+        for (uint32_t k = 0; k < PN_SNAPS; k++) {
+            pn_snap_t *s = &x->snap[k];
+            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
+            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, x->act, s->val, s->cnt, s->bits,
+                      s->applied, s->last_does, s->act);
+            if (c->has_lsum) memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
+            s->used = ++x->tick;
+            memset(x->legal_ok, 0, c->n_roles);
+            x->lazy_ok = false;
+            return;
+        }
+    } else {
+        keep = false;
+    }
+    if (c->gd_off[c->n_nodes]) run_apply_mux(x, bits);
+    else run_apply(x, bits);
     memset(x->legal_ok, 0, c->n_roles);
     x->lazy_ok = false;
     if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
@@ -1310,9 +1686,10 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
             s->bits = xmalloc((c->n_words + 2 * c->n_lwords + 1) * sizeof *s->bits);
             s->applied = xmalloc((c->n_words + 1) * sizeof *s->applied);
             s->last_does = xmalloc((c->n_roles + 1) * sizeof *s->last_does);
+            s->act = xmalloc((c->n_mg + 1) * sizeof *s->act);
         }
-        snap_copy(x, s->val, s->cnt, s->bits, s->applied, s->last_does, x->val, x->cnt, x->bits, x->applied,
-                  x->last_does);
+        snap_copy(x, s->val, s->cnt, s->bits, s->applied, s->last_does, s->act, x->val, x->cnt, x->bits,
+                  x->applied, x->last_does, x->act);
         s->ok = true;
         s->used = ++x->tick;
     }
@@ -1350,30 +1727,40 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {
     const pn_circuit_t *c = x->c;
     if (!x->legal_ok[role]) {
-        /* The list is remade only when the role's legal words differ from
-         * those it was made from (an idle role's list, its noop, usually
-         * stays; a restored copy of the running state keeps it right). */
         uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
         uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
-        const uint32_t *lb = x->legal_bits + lo, *gb = x->gated_bits + lo;
-        uint32_t *seen = x->legal_seen + lo, diff = 0;
-        for (uint32_t w = 0; w < nw; w++) {
-            uint32_t bits = lb[w] | (gb[w] & mask);
-            diff |= bits ^ seen[w];
-            seen[w] = bits;
+        /* A few word pairs (legal, legal under the gate) are read as they
+         * are; of many, only those marked in the summary can hold moves
+         * (those found empty are unmarked). */
+        uint32_t n = 0, hi = lo + nw;
+        move_id_t *out = x->legal[role];
+        for (uint32_t pw = lo; nw < PN_LSUM_MIN && pw < hi; pw++) {
+            uint32_t bits = x->bits[2 * pw] | (x->bits[2 * pw + 1] & mask), base = (pw - lo) * 32;
+            while (bits) {
+                out[n++] = base + (uint32_t)__builtin_ctz(bits);
+                bits &= bits - 1;
+            }
         }
-        if (diff) {
-            uint32_t n = 0;
-            move_id_t *out = x->legal[role];
-            for (uint32_t w = 0; w < nw; w++) {
-                uint32_t bits = seen[w];
+        for (uint32_t sw = lo >> 5; nw >= PN_LSUM_MIN && sw < (hi + 31) >> 5; sw++) {
+            uint32_t m = x->lsum[sw];
+            if (sw == lo >> 5) m &= UINT32_MAX << (lo & 31);
+            if (sw == (hi - 1) >> 5 && (hi & 31)) m &= UINT32_MAX >> (32 - (hi & 31));
+            while (m) {
+                uint32_t pw = sw * 32 + (uint32_t)__builtin_ctz(m);
+                m &= m - 1;
+                uint32_t lw = x->bits[2 * pw], gw = x->bits[2 * pw + 1];
+                if (!(lw | gw)) {
+                    x->lsum[sw] &= ~(1u << (pw & 31));
+                    continue;
+                }
+                uint32_t bits = lw | (gw & mask), base = (pw - lo) * 32;
                 while (bits) {
-                    out[n++] = w * 32 + (uint32_t)__builtin_ctz(bits);
+                    out[n++] = base + (uint32_t)__builtin_ctz(bits);
                     bits &= bits - 1;
                 }
             }
-            x->n_legal[role] = n;
         }
+        x->n_legal[role] = n;
         x->legal_ok[role] = 1;
     }
     *moves = x->legal[role];

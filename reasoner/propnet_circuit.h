@@ -26,7 +26,13 @@
  *  - gates that only goals read (Reversi's disc count) are evaluated when
  *    a goal is asked, once per state, not at every step;
  *  - a state set from outside (a search's root, a playout's start) keeps a
- *    copy of the running state, so going back to it is a copy. */
+ *    copy of the running state, so going back to it is a copy;
+ *  - state bits of which at most one is on in any reachable state (proved
+ *    from the rules: a counter such as (step n), whose turn it is) form
+ *    mutex groups; an AND that reads a member is dead unless that member
+ *    is on, and a node feeding such gates of many members reaches, through
+ *    a table indexed by the member on, only those of that member (Hex keeps
+ *    its groups per step: a cell's gate fed 81 gates, it now feeds one). */
 #ifndef GGP_REASONER_PROPNET_CIRCUIT_H
 #define GGP_REASONER_PROPNET_CIRCUIT_H
 
@@ -54,6 +60,8 @@ typedef struct pn_raw {
     uint32_t terminal_prop;
     uint32_t n_next;
     const uint32_t *next_prop, *next_bit;
+    uint32_t n_init;
+    const uint32_t *init_bits; /* the initial state's bits */
 } pn_raw_t;
 
 typedef struct pn_circuit pn_circuit_t;
