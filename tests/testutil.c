@@ -74,3 +74,17 @@ char *tu_read_file(const char *path)
     fclose(f);
     return buf;
 }
+
+program_t *tu_gdl_load(src_t *src, const char *name, bool no_warnings, symtab_t **syms, gdl_info_t *info)
+{
+    tu_diag_t td;
+    tu_diag_open(&td);
+    unsigned errors;
+    *syms = symtab_new();
+    program_t *prog = gdl_parse_src(src, *syms, &td.d, &errors);
+    if (!errors) errors = gdl_validate(prog, &td.d, info);
+    if (errors) fail_msg("%s does not load:\n%s", name, tu_diag_text(&td));
+    if (no_warnings && *tu_diag_text(&td)) fail_msg("%s has diagnostics:\n%s", name, tu_diag_text(&td));
+    tu_diag_close(&td);
+    return prog;
+}

@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include "base/diag.h"
+#include "gdl/ast.h"
+#include "gdl/symbols.h"
+#include "gdl/validate.h"
 
 /* The shared corpus directory, or NULL (with a message on stdout) when it
  * is absent: tests then skip. sub is e.g. "games" or "traces". */
@@ -41,5 +44,10 @@ int tu_run(const char *cmd, char **out);
 
 /* Read a whole file into a malloc'd string (NULL on error). */
 char *tu_read_file(const char *path);
+
+/* Parse and validate src (name in messages) into a new symbol table *syms;
+ * fails the test on any error, or with no_warnings on any diagnostic. The
+ * caller frees the program, then *syms, then src; and info. */
+program_t *tu_gdl_load(src_t *src, const char *name, bool no_warnings, symtab_t **syms, gdl_info_t *info);
 
 #endif

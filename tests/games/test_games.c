@@ -79,15 +79,7 @@ static void load_path(const char *path, loaded_t *l, bool no_warnings)
     const char *err;
     l->src = src_read_file(path, &err);
     if (!l->src) fail_msg("cannot read %s: %s", path, err);
-    tu_diag_t td;
-    tu_diag_open(&td);
-    unsigned errors;
-    l->syms = symtab_new();
-    l->prog = gdl_parse_src(l->src, l->syms, &td.d, &errors);
-    if (!errors) errors = gdl_validate(l->prog, &td.d, &l->info);
-    if (errors) fail_msg("%s does not load:\n%s", path, tu_diag_text(&td));
-    if (no_warnings && *tu_diag_text(&td)) fail_msg("%s has diagnostics:\n%s", path, tu_diag_text(&td));
-    tu_diag_close(&td);
+    l->prog = tu_gdl_load(l->src, path, no_warnings, &l->syms, &l->info);
 }
 
 static void compile(loaded_t *l, engine_kind_t kind, const char *what)

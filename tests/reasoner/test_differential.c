@@ -28,14 +28,7 @@ static bool load_game(const char *path, loaded_game_t *l)
         printf("note: cannot read %s (%s); skipped\n", path, err);
         return false;
     }
-    tu_diag_t td;
-    tu_diag_open(&td);
-    unsigned errors;
-    l->syms = symtab_new();
-    l->prog = gdl_parse_src(l->src, l->syms, &td.d, &errors);
-    if (!errors) errors = gdl_validate(l->prog, &td.d, &l->info);
-    if (errors) fail_msg("%s does not load:\n%s", path, tu_diag_text(&td));
-    tu_diag_close(&td);
+    l->prog = tu_gdl_load(l->src, path, false, &l->syms, &l->info);
     return true;
 }
 

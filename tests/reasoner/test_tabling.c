@@ -34,14 +34,7 @@ static void load_text(const char *name, const char *text, loaded_t *l)
 {
     *l = (loaded_t){0};
     l->src = src_new(name, text, strlen(text));
-    tu_diag_t td;
-    tu_diag_open(&td);
-    unsigned errors;
-    l->syms = symtab_new();
-    l->prog = gdl_parse_src(l->src, l->syms, &td.d, &errors);
-    if (!errors) errors = gdl_validate(l->prog, &td.d, &l->info);
-    if (errors) fail_msg("%s does not load:\n%s", name, tu_diag_text(&td));
-    tu_diag_close(&td);
+    l->prog = tu_gdl_load(l->src, name, false, &l->syms, &l->info);
 }
 
 static void unload(loaded_t *l)
