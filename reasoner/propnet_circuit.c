@@ -433,8 +433,11 @@ static void b_factor_one(bld_t *b, factor_ws_t *w, uint32_t h, uint32_t **work, 
     free(zs);
 }
 
-static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
+/* False when the deadline passed (the network stays correct, only less
+ * factored: each step is an equivalence). */
+static bool b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs, deadline_t deadline)
 {
+    bool ok = true;
     factor_ws_t w = {0};
     w.ref = b_refcounts(b, outs, n_outs);
     w.cap_ref = b->n;
@@ -447,7 +450,10 @@ static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
             XVEC_RESERVE(&work, &cap_work, n_work + 1);
             work[n_work++] = u;
         }
-    for (uint32_t wi = 0; wi < n_work; wi++) b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
+    for (uint32_t wi = 0; wi < n_work && ok; wi++) {
+        b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
+        if ((wi & 1023) == 1023 && deadline_passed(deadline)) ok = false;
+    }
     free(work);
     free(w.ref);
     free(w.freq);
@@ -457,6 +463,7 @@ static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
     free(w.run_lo);
     free(w.run_hi);
     free(w.gone);
+    return ok;
 }
 
 /* The literals a gate's every instance shares (for legal gating): an AND's
@@ -498,6 +505,17 @@ static uint32_t *b_common(bld_t *b, uint32_t lit, uint32_t *n)
     }
     *n = nr;
     return r;
+}
+
+/* The builder's nodes; pool holds the recorded inputs (gates that grew
+ * own theirs). */
+static void b_free(bld_t *b, uint32_t *pool)
+{
+    for (uint32_t u = 0; u < b->n; u++)
+        if (b->nd[u].cap) free(b->nd[u].in);
+    free(pool);
+    free(b->nd);
+    free(b->alias);
 }
 
 /* A copy of an AND's inputs without literal g, as a new gate. */
@@ -594,6 +612,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
 
     /* Legal gating: per role, the literal most legal moves share. */
     uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
+    if (deadline_passed(raw->deadline)) goto late;
     {
         uint32_t at = legal_at;
         for (uint32_t r = 0; r < nr; r++) {
@@ -653,8 +672,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             at += nm;
         }
     }
-    b_factor(&b, outs, n_outs);
+    if (deadline_passed(raw->deadline) || !b_factor(&b, outs, n_outs, raw->deadline)) goto late;
     b_simplify_all(&b);
+    if (deadline_passed(raw->deadline)) goto late;
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
     /* Live nodes: those an output reads, plus the inputs. The ones that
@@ -1226,12 +1246,15 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(gated);
     free(has_gate);
     free(outs);
-    for (uint32_t u = 0; u < b.n; u++)
-        if (b.nd[u].cap) free(b.nd[u].in);
-    free(pool);
-    free(b.nd);
-    free(b.alias);
+    b_free(&b, pool);
     return c;
+
+late: /* past the deadline, before the circuit itself was allocated */
+    free(gated);
+    free(has_gate);
+    free(outs);
+    b_free(&b, pool);
+    return NULL;
 }
 
 void pn_circuit_size(const pn_circuit_t *c, size_t *gates, size_t *edges)
