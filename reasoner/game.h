@@ -43,7 +43,9 @@ typedef enum { ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES } engine_kind_t;
 typedef struct game_options {
     engine_kind_t engine;
     /* Grounding budget: beyond either, ENGINE_AUTO falls back to rules and
-     * ENGINE_PROPNET fails with a message. 0 = the defaults below. */
+     * ENGINE_PROPNET fails with a message. 0 = the defaults below. The
+     * circuit build after grounding may take the time up to 1.5 x
+     * ground_ms from the start. */
     uint64_t ground_ms;        /* default 10000 */
     size_t ground_mb;          /* default 2048 */
     /* Budget of the rules engine for the static relations (computed once,

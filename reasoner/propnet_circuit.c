@@ -198,8 +198,9 @@ static uint64_t gate_hash(const bnode_t *x)
 
 /* Simplify every gate and merge gates with equal inputs, until nothing
  * changes (a bounded number of passes; each is linear). */
-static void b_simplify_all(bld_t *b)
+static bool b_simplify_all(bld_t *b, deadline_t deadline)
 {
+    bool ok = true;
     /* Simplification only makes aliases, so one order serves every pass;
      * without a cycle every input is settled before its users, and one
      * pass is the fixpoint. */
@@ -215,8 +216,9 @@ static void b_simplify_all(bld_t *b)
     for (int pass = 0; pass < max_pass; pass++) {
         uint32_t before = b->n_aliased;
         memset(tab, 0xff, cap * sizeof *tab);
-        for (uint32_t k = 0; k < b->n; k++) {
+        for (uint32_t k = 0; k < b->n && ok; k++) {
             uint32_t u = order[k];
+            if ((k & 0xffff) == 0xffff && deadline_passed(deadline)) ok = false;
             b_simplify(b, u);
             bnode_t *x = &b->nd[u];
             if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
@@ -233,10 +235,11 @@ static void b_simplify_all(bld_t *b)
             if (tab[j] != UINT64_MAX) b_set_alias(b, u, (uint32_t)tab[j] << 1);
             else tab[j] = (uint64_t)h32 << 32 | u;
         }
-        if (b->n_aliased == before || !cyclic) break;
+        if (b->n_aliased == before || !cyclic || !ok) break;
     }
     free(tab);
     free(order);
+    return ok;
 }
 
 /* References to each node from live gates' inputs and from the outputs. */
@@ -608,11 +611,11 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     uint32_t gate_at = k;
     for (uint32_t r = 0; r < nr; r++) outs[k++] = LIT_TRUE;
 
-    b_simplify_all(&b);
+    bool in_time = b_simplify_all(&b, raw->deadline);
 
     /* Legal gating: per role, the literal most legal moves share. */
     uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
-    if (deadline_passed(raw->deadline)) goto late;
+    if (!in_time) goto late;
     {
         uint32_t at = legal_at;
         for (uint32_t r = 0; r < nr; r++) {
@@ -673,8 +676,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         }
     }
     if (deadline_passed(raw->deadline) || !b_factor(&b, outs, n_outs, raw->deadline)) goto late;
-    b_simplify_all(&b);
-    if (deadline_passed(raw->deadline)) goto late;
+    if (!b_simplify_all(&b, raw->deadline)) goto late;
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
     /* Live nodes: those an output reads, plus the inputs. The ones that

@@ -82,8 +82,9 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
         opt.quiet = true;
         /* Grounding must not eat the start clock (gdl-protocol.md §5: READY
          * is due before it ends): without an explicit budget, it gets 40%
-         * of the clock, at most the library's 10 s; past it the rules
-         * engine takes over, and the rest of the clock is metagaming. */
+         * of the clock, at most the library's 10 s (and the circuit build
+         * may go on to 60%); past it the rules engine takes over, and the
+         * rest of the clock is metagaming. */
         if (!opt.ground_ms) {
             uint64_t ms = (uint64_t)start->start_clock * 400;
             opt.ground_ms = ms < GDL_MIN_GROUND_MS ? GDL_MIN_GROUND_MS : ms > 10000 ? 10000 : ms;
