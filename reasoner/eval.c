@@ -403,7 +403,9 @@ static bool budget_ok(evaluator_t *ev)
 {
     if (ev->aborted) return false;
     if ((++ev->work & 4095) == 0) {
-        if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit)) ev->aborted = true;
+        if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit) ||
+            (ev->cancel && atomic_load_explicit(ev->cancel, memory_order_relaxed)))
+            ev->aborted = true;
     }
     return !ev->aborted;
 }

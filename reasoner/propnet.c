@@ -220,10 +220,12 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     deadline_t budget = deadline_in_ms(opt->ground_ms);
     deadline_t build_budget = deadline_in_ms(opt->ground_ms + opt->ground_ms / 2);
     stat.deadline = budget;
+    stat.cancel = opt->cancel;
     bool static_ok = eval_run_phase(&stat, PHASE_STATIC);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
     rel.deadline = budget;
+    rel.cancel = opt->cancel;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
     rel.emit = record;
     rel.emit_ud = &gr;
@@ -417,6 +419,7 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
         .n_init = g->n_init,
         .init_bits = g->init_bits,
         .deadline = build_budget,
+        .cancel = opt->cancel,
     };
     g->circ = pn_circuit_build(&raw);
     free(is_input);

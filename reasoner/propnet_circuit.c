@@ -198,7 +198,13 @@ static uint64_t gate_hash(const bnode_t *x)
 
 /* Simplify every gate and merge gates with equal inputs, until nothing
  * changes (a bounded number of passes; each is linear). */
-static bool b_simplify_all(bld_t *b, deadline_t deadline)
+/* The build's budget (pn_raw_t): past the deadline or cancelled. */
+static bool raw_late(const pn_raw_t *raw)
+{
+    return deadline_passed(raw->deadline) || (raw->cancel && atomic_load_explicit(raw->cancel, memory_order_relaxed));
+}
+
+static bool b_simplify_all(bld_t *b, const pn_raw_t *raw)
 {
     bool ok = true;
     /* Simplification only makes aliases, so one order serves every pass;
@@ -218,7 +224,7 @@ static bool b_simplify_all(bld_t *b, deadline_t deadline)
         memset(tab, 0xff, cap * sizeof *tab);
         for (uint32_t k = 0; k < b->n && ok; k++) {
             uint32_t u = order[k];
-            if ((k & 0xffff) == 0xffff && deadline_passed(deadline)) ok = false;
+            if ((k & 0xffff) == 0xffff && raw_late(raw)) ok = false;
             b_simplify(b, u);
             bnode_t *x = &b->nd[u];
             if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
@@ -438,7 +444,7 @@ static void b_factor_one(bld_t *b, factor_ws_t *w, uint32_t h, uint32_t **work, 
 
 /* False when the deadline passed (the network stays correct, only less
  * factored: each step is an equivalence). */
-static bool b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs, deadline_t deadline)
+static bool b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs, const pn_raw_t *raw)
 {
     bool ok = true;
     factor_ws_t w = {0};
@@ -455,7 +461,7 @@ static bool b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs, deadline_t
         }
     for (uint32_t wi = 0; wi < n_work && ok; wi++) {
         b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
-        if ((wi & 1023) == 1023 && deadline_passed(deadline)) ok = false;
+        if ((wi & 1023) == 1023 && raw_late(raw)) ok = false;
     }
     free(work);
     free(w.ref);
@@ -611,7 +617,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     uint32_t gate_at = k;
     for (uint32_t r = 0; r < nr; r++) outs[k++] = LIT_TRUE;
 
-    bool in_time = b_simplify_all(&b, raw->deadline);
+    bool in_time = b_simplify_all(&b, raw);
 
     /* Legal gating: per role, the literal most legal moves share. */
     uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
@@ -675,8 +681,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             at += nm;
         }
     }
-    if (deadline_passed(raw->deadline) || !b_factor(&b, outs, n_outs, raw->deadline)) goto late;
-    if (!b_simplify_all(&b, raw->deadline)) goto late;
+    if (raw_late(raw) || !b_factor(&b, outs, n_outs, raw)) goto late;
+    if (!b_simplify_all(&b, raw)) goto late;
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
     /* Live nodes: those an output reads, plus the inputs. The ones that

@@ -66,12 +66,13 @@ typedef struct pn_raw {
     /* The build gives up (returns NULL) once this passes: the grounding
      * budget covers rules to circuit (deadline_none(): no limit). */
     deadline_t deadline;
+    const atomic_bool *cancel; /* or NULL: gives up too once true */
 } pn_raw_t;
 
 typedef struct pn_circuit pn_circuit_t;
 typedef struct pn_run pn_run_t;
 
-/* NULL when raw->deadline passes first. */
+/* NULL when raw->deadline passes or raw->cancel is set first. */
 pn_circuit_t *pn_circuit_build(const pn_raw_t *raw);
 void pn_circuit_free(pn_circuit_t *c);
 /* Gates (AND/OR nodes) and wires (fan-out edges) of the final circuit. */
