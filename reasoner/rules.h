@@ -161,6 +161,7 @@ typedef struct rules {
 /* With RULES_DEMAND: no tabling (the rules engine's fallback when the
  * goal-directed evaluation of a program does not terminate). */
 #define RULES_NO_TABLING 4u
+#define RULES_PARTIAL 8u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */
