@@ -331,10 +331,13 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                  * answer set (len(?l, 6): every list of length 6): it comes
                  * after every other generator, with as much bound as can be. */
                 if (ar != bnd && (r->rels[l->rel].tabled || (b->tab && b->tab[l->rel]))) score -= 100000000;
-                /* A demand call is cheaper the more of its arguments are
-                 * bound (partial demand, compute_demand): it comes after
-                 * the stored relations that can bind them. */
-                else if (ar != bnd && b->late && b->late[l->rel]) score -= 50000;
+                /* A demand call that would bind fewer arguments than its
+                 * relation is asked with (partial demand, compute_demand)
+                 * comes after the literals that can bind them: the masks
+                 * start full and shrink to what the plans bind. */
+                else if (ar != bnd && b->late && b->late[l->rel] &&
+                         (bound_mask(r, l, bound) & r->rels[l->rel].demand_mask) != r->rels[l->rel].demand_mask)
+                    score -= 50000;
                 if (score > best) {
                     best = score;
                     pick = i;
