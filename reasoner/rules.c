@@ -1345,7 +1345,8 @@ static void compute_demand(builder_t *b, unsigned flags)
              * asked once per square), but a joint move asks few questions
              * of a relation that bottom-up computes for every argument
              * (mummymaze1p: movetoward, 1.2 million tuples per state, of
-             * which the mummy's move needs two). */
+             * which the mummy's move needs two). RULES_PARTIAL drops
+             * the move-phase condition (rules.h). */
             if (m != full && (m == 0 || (outside[i] && !partial))) {
                 cand[i] = false;
                 changed = true;

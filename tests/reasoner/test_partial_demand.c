@@ -48,29 +48,30 @@ static const char *const LINE_GAME =
     "(<= (goal p 100) (true (cell ?u k)) (not (threatened ?u ?u)))\n"
     "(<= (goal p 0) (true (cell ?u k)) (threatened ?u ?u))\n";
 
-typedef struct loaded {
+/* The line game and what it is loaded with (freed by unload). */
+typedef struct line_game {
     src_t *src;
+    gdl_info_t info;
     symtab_t *syms;
     program_t *prog;
-    gdl_info_t info;
-} loaded_t;
+} line_game_t;
 
-static void load(loaded_t *l)
+static void load(line_game_t *l)
 {
-    *l = (loaded_t){0};
+    *l = (line_game_t){0};
     l->src = src_new("line.kif", LINE_GAME, strlen(LINE_GAME));
     l->prog = tu_gdl_load(l->src, "line.kif", true, &l->syms, &l->info);
 }
 
-static void unload(loaded_t *l)
+static void unload(line_game_t *l)
 {
-    gdl_info_free(&l->info);
     program_free(l->prog);
     symtab_free(l->syms);
+    gdl_info_free(&l->info);
     src_free(l->src);
 }
 
-static rules_t *compile(const loaded_t *l, term_store_t *ts, unsigned flags)
+static rules_t *compile(const line_game_t *l, term_store_t *ts, unsigned flags)
 {
     tu_diag_t td;
     tu_diag_open(&td);
@@ -94,7 +95,7 @@ static const crel_t *rel_named(const rules_t *r, const symtab_t *syms, const cha
 static void test_partial_mask_chosen(void **state)
 {
     (void)state;
-    loaded_t l;
+    line_game_t l;
     load(&l);
     term_store_t *ts = ts_new();
     rules_t *plain = compile(&l, ts, RULES_DEMAND);
@@ -137,7 +138,7 @@ static uint32_t sorted_pairs(const relstore_t *s, tid_t *out)
 static void test_partial_plan_is_exact(void **state)
 {
     (void)state;
-    loaded_t l;
+    line_game_t l;
     load(&l);
     term_store_t *ts = ts_new();
     rules_t *rs[2] = {compile(&l, ts, RULES_DEMAND), compile(&l, ts, RULES_DEMAND | RULES_PARTIAL)};
