@@ -31,6 +31,11 @@ typedef struct builder {
     /* demand planning (see compute_demand): relations that are asked
      * rather than computed, whose literals come after the generators */
     const bool *late;
+    uint32_t n_late;    /* relations late covers (copies come after) */
+    /* partial adornment (see adorn_partial): relations whose uses are
+     * redirected to a copy per call pattern */
+    const bool *adorn;
+    double *est;        /* adorn: estimated sizes of the static relations */
 } builder_t;
 
 typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;
@@ -254,6 +259,18 @@ static uint32_t bound_mask(const rules_t *r, const clit_t *l, const bool *bound)
 }
 
 static bool tab_ok(builder_t *b, uint32_t rel, uint32_t mask);
+static double pow_rough(double x, double f);
+
+/* log2 x for x >= 1, roughly (as pow_rough). */
+static double log2_rough(double x)
+{
+    double lg = 0;
+    while (x >= 2) {
+        x /= 2;
+        lg += 1;
+    }
+    return lg + x - 1;
+}
 
 /* A literal of a goal-directed relation can only be evaluated with some
  * arguments bound: an adorned copy with (at least) its pattern, an
@@ -330,14 +347,24 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                 /* A goal-directed call with free arguments may have a huge
                  * answer set (len(?l, 6): every list of length 6): it comes
                  * after every other generator, with as much bound as can be. */
-                if (ar != bnd && (r->rels[l->rel].tabled || (b->tab && b->tab[l->rel]))) score -= 100000000;
+                const crel_t *L = &r->rels[l->rel];
+                if (ar != bnd && ((L->tabled && !L->adorned) || (b->tab && b->tab[l->rel]))) score -= 100000000;
                 /* A demand call that would bind fewer arguments than its
                  * relation is asked with (partial demand, compute_demand)
                  * comes after the literals that can bind them: the masks
                  * start full and shrink to what the plans bind. */
-                else if (ar != bnd && b->late && b->late[l->rel] &&
-                         (bound_mask(r, l, bound) & r->rels[l->rel].demand_mask) != r->rels[l->rel].demand_mask)
+                else if (ar != bnd && ((b->late && l->rel < b->n_late && b->late[l->rel]) || L->adorned) &&
+                         ((bound_mask(r, l, bound) & L->demand_mask) != L->demand_mask || (b->adorn && 2 * bnd < ar)))
                     score -= 50000;
+                /* Partial adornment: a static generator is weighed by its
+                 * estimated fan-out, so that a cheap one comes first and
+                 * binds a demand call's arguments (chess's
+                 * threatened_with_capture: (opponent ?owner ?o), 1 answer,
+                 * before (different_cells ?cx ?cy ?u ?v), 63). */
+                if (b->est && ar != bnd && l->rel < b->n_late && L->phase == PHASE_STATIC && !L->demand) {
+                    double e = b->est[l->rel] > 1 ? b->est[l->rel] : 1;
+                    score -= (long)(300 * log2_rough(pow_rough(e, (double)(ar - bnd) / ar)));
+                }
                 if (score > best) {
                     best = score;
                     pick = i;
@@ -1091,6 +1118,7 @@ static uint32_t adorned_rel(builder_t *b, uint32_t rel, uint32_t mask, uint32_t 
     cp.demand = true;
     cp.demand_mask = mask;
     cp.tabled = true;
+    cp.adorned = b->adorn != NULL;
     cp.replaced = false;
     cp.orig = rel;
     cp.rules_of = NULL;
@@ -1122,7 +1150,7 @@ static bool tab_rewrite(builder_t *b, uint32_t i, uint32_t hmask, uint32_t **ad,
     for (uint32_t k = 0; k < c->n_body; k++) {
         clit_t *l = &body[pl.order[k]];
         if (l->kind == CL_DISTINCT) continue;
-        if (b->tab[l->rel]) {
+        if ((b->tab && b->tab[l->rel]) || (b->adorn && l->rel < b->n_late && b->adorn[l->rel])) {
             uint32_t m = bound_mask(r, l, bound);
             l->rel = adorned_rel(b, l->rel, m, ad, n_ad, cap_ad);
             c = &b->rules[i];
@@ -1141,6 +1169,32 @@ static bool tab_rewrite(builder_t *b, uint32_t i, uint32_t hmask, uint32_t **ad,
             if (c->body[k].kind == CL_POS && !plan_order(b, c, k, &c->delta[k])) c->delta[k] = c->plan;
     }
     return ok;
+}
+
+/* The rules of every adorned copy queued in *ad (and of those their
+ * rules queue in turn): copies of the first n_orig rules of the copied
+ * relation, in component scc (after every bottom-up component; never run
+ * bottom-up), planned with the copy's pattern bound. False if some rule
+ * cannot be planned so. */
+static bool copy_adorned_rules(builder_t *b, uint32_t n_orig, uint32_t scc, uint32_t **ad, uint32_t *n_ad,
+                               uint32_t *cap_ad)
+{
+    for (uint32_t k = 0; k < *n_ad; k++) {
+        uint32_t rel = (*ad)[3 * k], mask = (*ad)[3 * k + 1], arel = (*ad)[3 * k + 2];
+        for (uint32_t j = 0; j < n_orig; j++) {
+            if (b->rules[j].head_rel != rel) continue;
+            crule_t cp = b->rules[j];
+            cp.head_rel = arel;
+            cp.recursive = false;
+            cp.delta = NULL;
+            cp.scc = scc;
+            cp.seq = b->n_rules;
+            XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+            b->rules[b->n_rules++] = cp;
+            if (!tab_rewrite(b, b->n_rules - 1, mask, ad, n_ad, cap_ad)) return false;
+        }
+    }
+    return true;
 }
 
 /* Decide which relations are evaluated goal-directed (rules.h, tabling),
@@ -1207,21 +1261,7 @@ static void compute_tabling(builder_t *b)
     for (uint32_t i = 0; i < n_orig; i++)
         if (!tab[b->rules[i].head_rel] && !tab_rewrite(b, i, 0, &ad, &n_ad, &cap_ad)) give_up = true;
     uint32_t scc = r->n_sccs;
-    for (uint32_t k = 0; k < n_ad; k++) {
-        uint32_t rel = ad[3 * k], mask = ad[3 * k + 1], arel = ad[3 * k + 2];
-        for (uint32_t j = 0; j < n_orig; j++) {
-            if (b->rules[j].head_rel != rel) continue;
-            crule_t cp = b->rules[j];
-            cp.head_rel = arel;
-            cp.recursive = false;
-            cp.delta = NULL;
-            cp.scc = scc; /* after every bottom-up component; never run bottom-up */
-            cp.seq = b->n_rules;
-            XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
-            b->rules[b->n_rules++] = cp;
-            if (!tab_rewrite(b, b->n_rules - 1, mask, &ad, &n_ad, &cap_ad)) give_up = true;
-        }
-    }
+    if (!give_up && !copy_adorned_rules(b, n_orig, scc, &ad, &n_ad, &cap_ad)) give_up = true;
     free(ad);
     if (give_up) {
         diag_error(b->d, b->p->src, 0, "internal: a goal-directed relation cannot be planned with its bound arguments");
@@ -1270,6 +1310,73 @@ static bool is_keyword_rel(const rules_t *r, uint32_t rel)
            r->rels[rel].name == SYM_BASE || r->rels[rel].name == SYM_INPUT;
 }
 
+/* Partial demand with one adorned copy per call pattern (rules.h
+ * RULES_PARTIAL). The masks of compute_demand are one per relation: the
+ * positions that every use binds. A relation asked in several ways then
+ * gets little: chess's clear_row_ig is asked forwards (from the square
+ * moved from) and backwards (towards the king), and what both bind is only
+ * the ignore square, so each call computes the rays of the whole board.
+ * Here every evaluated rule (bottom-up, hmask 0) calls each demand
+ * relation through the copy for the pattern its plan binds there
+ * (magic-sets adornment, the tabling machinery of compute_tabling: a
+ * copy's rules are planned with its pattern bound and call on through
+ * copies in turn). The originals stay as compute_demand made them, for the
+ * goal-directed rules of compute_tabling that still call them. If some
+ * plan cannot be made, the program is left as it was. cand: the demand
+ * relations of compute_demand. */
+static double *estimate_sizes(const builder_t *b);
+
+static void adorn_partial(builder_t *b, bool *cand)
+{
+    rules_t *r = b->r;
+    b->rules = r->rules;
+    b->n_rules = r->n_rules;
+    uint32_t n_orig = b->n_rules, n_rels0 = r->n_rels, n_specs0 = r->n_specs, n_sccs0 = r->n_sccs;
+    bool any = false;
+    for (uint32_t i = 0; i < n_rels0; i++) any |= cand[i];
+    if (!any || n_orig == 0) return;
+    crule_t *saved = xmalloc(n_orig * sizeof *saved);
+    memcpy(saved, b->rules, n_orig * sizeof *saved);
+    b->adorn = cand;
+    b->n_orig_rules = n_orig;
+    b->est = estimate_sizes(b);
+    b->n_tm = 0;
+    uint32_t *ad = NULL, n_ad = 0, cap_ad = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < n_orig && ok; i++) {
+        crule_t *c = &b->rules[i];
+        const crel_t *h = &r->rels[c->head_rel];
+        if (h->demand || h->tabled || h->replaced) continue; /* asked, not evaluated bottom-up */
+        if (c->delta) { /* tab_rewrite plans into it: the saved rule keeps its own */
+            corder_t *d = arena_calloc(r->arena, c->n_body ? c->n_body : 1, sizeof *d);
+            memcpy(d, c->delta, c->n_body * sizeof *d);
+            c->delta = d;
+        }
+        ok = tab_rewrite(b, i, 0, &ad, &n_ad, &cap_ad);
+    }
+    uint32_t scc = r->n_sccs;
+    ok = ok && copy_adorned_rules(b, n_orig, scc, &ad, &n_ad, &cap_ad);
+    free(ad);
+    if (ok && n_ad) {
+        r->n_sccs = scc + 1;
+    } else { /* as compute_demand left it */
+        memcpy(b->rules, saved, n_orig * sizeof *saved);
+        b->n_rules = n_orig;
+        r->n_rels = n_rels0;
+        r->n_specs = n_specs0;
+        r->n_sccs = n_sccs0;
+    }
+    r->rules = b->rules;
+    r->n_rules = b->n_rules;
+    free(saved);
+    free(b->est);
+    b->est = NULL;
+    b->adorn = NULL;
+    free(b->tm);
+    b->tm = NULL;
+    b->n_tm = b->cap_tm = 0;
+}
+
 static void compute_demand(builder_t *b, unsigned flags)
 {
     rules_t *r = b->r;
@@ -1283,7 +1390,10 @@ static void compute_demand(builder_t *b, unsigned flags)
      * bound, and the masks only shrink (the greatest fixpoint). */
     for (uint32_t i = 0; i < r->n_rels; i++)
         if (cand[i] && partial) r->rels[i].demand_mask = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
-    if (partial) b->late = cand;
+    if (partial) {
+        b->late = cand;
+        b->n_late = r->n_rels;
+    }
     bool *bad_scc = xcalloc(r->n_sccs + 1, sizeof *bad_scc);
     bool *outside = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *outside);
     /* Shrink the candidates until every use of each binds its mask. */
@@ -1361,13 +1471,14 @@ static void compute_demand(builder_t *b, unsigned flags)
         r->rels[i].demand = cand[i];
         if (!cand[i]) r->rels[i].demand_mask = 0;
     }
+    if (partial) adorn_partial(b, cand);
+    b->late = NULL;
     for (uint32_t i = 0; i < r->n_rules; i++) {
         crel_t *h = &r->rels[r->rules[i].head_rel];
         if (!h->demand || h->replaced) continue;
         h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
         h->rules_of[h->n_rules_of++] = i;
     }
-    b->late = NULL;
     free(cand);
     free(mask);
     free(bad_scc);

@@ -105,6 +105,8 @@ typedef struct crel {
     bool from_does;     /* an auxiliary projection of does (as small as does) */
     bool tabled;        /* an adorned copy of `orig` */
     bool replaced;      /* every use was redirected to adorned copies: never evaluated */
+    bool adorned;       /* tabled, made by partial demand (RULES_PARTIAL): a copy per call
+                         * pattern of a relation that bottom-up evaluation could compute */
     uint32_t orig;      /* tabled: the relation it copies */
 } crel_t;
 
