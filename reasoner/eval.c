@@ -605,6 +605,29 @@ static void join_demand(evaluator_t *ev, const crule_t *c, const corder_t *plan,
     scratch_put(ev, n_trail);
 }
 
+/* A store takes at most RELSTORE_MAX_IDX indexes; a probe whose own index
+ * did not fit uses the one with the most paths among those whose paths it
+ * binds too (wargame01's nSteps is probed in more ways than that once
+ * partial demand adorns its callers), rather than a scan. */
+static uint32_t index_fallback(const relstore_t *s, const idx_spec_t *want)
+{
+    uint32_t best = NONE32, best_n = 0;
+    for (uint32_t q = 0; q < s->n_idx; q++) {
+        const idx_spec_t *sp = s->idx_spec[q];
+        bool sub = sp->n > best_n;
+        for (uint32_t i = 0; i < sp->n && sub; i++) {
+            bool found = false;
+            for (uint32_t j = 0; j < want->n && !found; j++) found = want->path[j] == sp->path[i];
+            sub = found;
+        }
+        if (sub) {
+            best = q;
+            best_n = sp->n;
+        }
+    }
+    return best;
+}
+
 static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32_t k)
 {
     if (k == c->n_body) {
@@ -670,6 +693,7 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
     if (ip >= 0) {
         for (uint32_t q = 0; q < s->n_idx; q++)
             if (s->idx_id[q] == (uint32_t)ip) kidx = q;
+        if (kidx == NONE32) kidx = index_fallback(s, &r->specs[ip]);
         if (kidx != NONE32) {
             const idx_spec_t *sp = s->idx_spec[kidx];
             key = 0x243f6a88u;

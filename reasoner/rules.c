@@ -354,16 +354,28 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                  * comes after the literals that can bind them: the masks
                  * start full and shrink to what the plans bind. */
                 else if (ar != bnd && ((b->late && l->rel < b->n_late && b->late[l->rel]) || L->adorned) &&
-                         ((bound_mask(r, l, bound) & L->demand_mask) != L->demand_mask || (b->adorn && 2 * bnd < ar)))
+                         (bound_mask(r, l, bound) & L->demand_mask) != L->demand_mask)
                     score -= 50000;
-                /* Partial adornment: a static generator is weighed by its
-                 * estimated fan-out, so that a cheap one comes first and
-                 * binds a demand call's arguments (chess's
+                /* Partial adornment: a static probe (some argument bound) is
+                 * weighed by its estimated fan-out beyond 4 (a step to a
+                 * neighbour stays as cheap as a test of the state's
+                 * cells: endgame's clearcolumn), so that a cheap one
+                 * comes first and binds a demand call's arguments (chess's
                  * threatened_with_capture: (opponent ?owner ?o), 1 answer,
-                 * before (different_cells ?cx ?cy ?u ?v), 63). */
-                if (b->est && ar != bnd && l->rel < b->n_late && L->phase == PHASE_STATIC && !L->demand) {
-                    double e = b->est[l->rel] > 1 ? b->est[l->rel] : 1;
-                    score -= (long)(300 * log2_rough(pow_rough(e, (double)(ar - bnd) / ar)));
+                 * before (different_cells ?cx ?cy ?u ?v), 63), and a demand
+                 * call by a guessed fan-out of 8 per argument it leaves
+                 * free (chess's clear_diagonal_ne_ig with the ignore square
+                 * alone bound, the whole board, after (next_file ?u ?u2),
+                 * one; wargame01's (intendedLocation soldier ?x ?y), one
+                 * answer, before a step relation with two free squares). */
+                if (b->est && ar != bnd) {
+                    if (bnd && l->rel < b->n_late && L->phase == PHASE_STATIC && !L->demand) {
+                        double e = b->est[l->rel] > 1 ? b->est[l->rel] : 1;
+                        double lg = log2_rough(pow_rough(e, (double)(ar - bnd) / ar));
+                        if (lg > 2) score -= (long)(300 * (lg - 2));
+                    } else if (L->demand || L->tabled) {
+                        score -= 900 * (long)(ar - bnd);
+                    }
                 }
                 if (score > best) {
                     best = score;

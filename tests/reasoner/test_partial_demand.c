@@ -8,7 +8,14 @@
  * for all 8 values of ?ig; the slider's own moves ask it with ?u and ?ig
  * bound and ?x free. The test checks the compile-time decision and that
  * both evaluation plans give the same legal moves, goals, terminal and
- * next states along random plies. */
+ * next states along random plies.
+ *
+ * A second line game asks one relation in two ways (rules.h RULES_PARTIAL,
+ * one adorned copy per call pattern): `reach ?u ?x ?ig` is `slide` forwards
+ * or backwards, as chess's rook_move_ig is clear_row_ig either way round,
+ * so slide is called with (?u ?ig) and with (?x ?ig) bound. One mask per
+ * relation would keep only ?ig, and compute every slide for it; each
+ * pattern gets its own copy instead. */
 #include "testutil.h"
 
 #include "base/rng.h"
@@ -48,6 +55,36 @@ static const char *const LINE_GAME =
     "(<= (goal p 100) (true (cell ?u k)) (not (threatened ?u ?u)))\n"
     "(<= (goal p 0) (true (cell ?u k)) (threatened ?u ?u))\n";
 
+/* Rightward slides only, reached either way round (the chess pattern). */
+static const char *const REACH_GAME =
+    "(role p)\n"
+    "(coord 1) (coord 2) (coord 3) (coord 4) (coord 5) (coord 6) (coord 7) (coord 8)\n"
+    "(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)\n"
+    "(tick 0 1) (tick 1 2) (tick 2 3) (tick 3 4) (tick 4 5) (tick 5 6) (tick 6 7) (tick 7 8)\n"
+    "(init (cell 1 e)) (init (cell 2 k)) (init (cell 3 e)) (init (cell 4 r))\n"
+    "(init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 r)) (init (step 0))\n"
+    "(<= (adj ?a ?b) (succ ?a ?b))\n"
+    "(<= (adj ?a ?b) (succ ?b ?a))\n"
+    "(<= (slide ?u ?x ?ig) (succ ?u ?x) (coord ?ig))\n"
+    "(<= (slide ?u ?x ?ig) (succ ?u ?ig) (slide ?ig ?x ?ig))\n"
+    "(<= (slide ?u ?x ?ig) (succ ?u ?v) (true (cell ?v e)) (slide ?v ?x ?ig))\n"
+    "(<= (reach ?u ?x ?ig) (slide ?u ?x ?ig))\n"
+    "(<= (reach ?u ?x ?ig) (slide ?x ?u ?ig))\n"
+    "(<= (threatened ?x ?ig) (true (cell ?u r)) (reach ?u ?x ?ig))\n"
+    "(<= (legal p (move k ?u ?x)) (true (cell ?u k)) (adj ?u ?x) (true (cell ?x e))\n"
+    "    (not (threatened ?x ?u)))\n"
+    "(<= (legal p (move r ?u ?x)) (true (cell ?u r)) (reach ?u ?x ?u) (not (true (cell ?x r))))\n"
+    "(legal p noop)\n"
+    "(<= (moved ?x) (does p (move ?piece ?u ?x)))\n"
+    "(<= (moved ?u) (does p (move ?piece ?u ?x)))\n"
+    "(<= (next (cell ?x ?piece)) (does p (move ?piece ?u ?x)))\n"
+    "(<= (next (cell ?u e)) (does p (move ?piece ?u ?x)))\n"
+    "(<= (next (cell ?c ?s)) (true (cell ?c ?s)) (not (moved ?c)))\n"
+    "(<= (next (step ?n)) (true (step ?m)) (tick ?m ?n))\n"
+    "(<= terminal (true (step 8)))\n"
+    "(<= (goal p 100) (true (cell ?u k)) (not (threatened ?u ?u)))\n"
+    "(<= (goal p 0) (true (cell ?u k)) (threatened ?u ?u))\n";
+
 /* The line game and what it is loaded with (freed by unload). */
 typedef struct line_game {
     src_t *src;
@@ -56,12 +93,14 @@ typedef struct line_game {
     program_t *prog;
 } line_game_t;
 
-static void load(line_game_t *l)
+static void load_text(line_game_t *l, const char *name, const char *text)
 {
     *l = (line_game_t){0};
-    l->src = src_new("line.kif", LINE_GAME, strlen(LINE_GAME));
-    l->prog = tu_gdl_load(l->src, "line.kif", true, &l->syms, &l->info);
+    l->src = src_new(name, text, strlen(text));
+    l->prog = tu_gdl_load(l->src, name, true, &l->syms, &l->info);
 }
+
+static void load(line_game_t *l) { load_text(l, "line.kif", LINE_GAME); }
 
 static void unload(line_game_t *l)
 {
@@ -135,11 +174,10 @@ static uint32_t sorted_pairs(const relstore_t *s, tid_t *out)
 
 /* Both plans along random plies: the same legal moves, goals, terminal
  * and next state in every state reached. */
-static void test_partial_plan_is_exact(void **state)
+static void check_plans_agree(const char *name, const char *text)
 {
-    (void)state;
     line_game_t l;
-    load(&l);
+    load_text(&l, name, text);
     term_store_t *ts = ts_new();
     rules_t *rs[2] = {compile(&l, ts, RULES_DEMAND), compile(&l, ts, RULES_DEMAND | RULES_PARTIAL)};
     evaluator_t ev[2];
@@ -195,11 +233,65 @@ static void test_partial_plan_is_exact(void **state)
     unload(&l);
 }
 
+static void test_partial_plan_is_exact(void **state)
+{
+    (void)state;
+    check_plans_agree("line.kif", LINE_GAME);
+}
+
+/* The masks of the copies of a relation: bit m set for each copy asked
+ * with pattern m (patterns of 3 arguments). */
+static uint32_t copy_patterns(const rules_t *r, const symtab_t *syms, const char *name)
+{
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        const crel_t *R = &r->rels[i];
+        if (!R->tabled || R->name == SYM_NONE || strcmp(symtab_key(syms, R->name), name)) continue;
+        assert_true(R->adorned);
+        assert_true(R->demand);
+        assert_int_equal(R->orig, rules_find_rel(r, R->name, R->arity));
+        seen |= 1u << R->demand_mask;
+    }
+    return seen;
+}
+
+/* slide is asked forwards, with ?u and ?ig bound (a rook's own moves), and
+ * backwards, with ?x and ?ig bound (the second rule of reach): each
+ * pattern has its copy, and no copy is asked with ?ig alone. Without
+ * partial demand nothing is copied. */
+static void test_copy_per_call_pattern(void **state)
+{
+    (void)state;
+    line_game_t l;
+    load_text(&l, "reach.kif", REACH_GAME);
+    term_store_t *ts = ts_new();
+    rules_t *plain = compile(&l, ts, RULES_DEMAND);
+    assert_int_equal(copy_patterns(plain, l.syms, "slide"), 0);
+    rules_t *part = compile(&l, ts, RULES_DEMAND | RULES_PARTIAL);
+    uint32_t slide = copy_patterns(part, l.syms, "slide");
+    assert_true(slide & 1u << (1u << 0 | 1u << 2));
+    assert_true(slide & 1u << (1u << 1 | 1u << 2));
+    assert_false(slide & 1u << (1u << 2));
+    assert_true(copy_patterns(part, l.syms, "reach") & 1u << (1u << 0 | 1u << 2));
+    rules_free(plain);
+    rules_free(part);
+    ts_free(ts);
+    unload(&l);
+}
+
+static void test_copies_are_exact(void **state)
+{
+    (void)state;
+    check_plans_agree("reach.kif", REACH_GAME);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partial_mask_chosen),
         cmocka_unit_test(test_partial_plan_is_exact),
+        cmocka_unit_test(test_copy_per_call_pattern),
+        cmocka_unit_test(test_copies_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
