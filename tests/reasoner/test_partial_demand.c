@@ -24,66 +24,53 @@
 #include "reasoner/eval.h"
 #include "reasoner/rules.h"
 
-static const char *const LINE_GAME =
-    "(role p)\n"
-    "(coord 1) (coord 2) (coord 3) (coord 4) (coord 5) (coord 6) (coord 7) (coord 8)\n"
-    "(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)\n"
-    "(tick 0 1) (tick 1 2) (tick 2 3) (tick 3 4) (tick 4 5) (tick 5 6) (tick 6 7) (tick 7 8)\n"
-    "(init (cell 1 e)) (init (cell 2 k)) (init (cell 3 e)) (init (cell 4 r))\n"
-    "(init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 r)) (init (step 0))\n"
-    "(<= (adj ?a ?b) (succ ?a ?b))\n"
-    "(<= (adj ?a ?b) (succ ?b ?a))\n"
-    /* rightwards and leftwards slides, ignoring ?ig */
-    "(<= (slide ?u ?x ?ig) (succ ?u ?x) (coord ?ig))\n"
-    "(<= (slide ?u ?x ?ig) (succ ?u ?ig) (slide ?ig ?x ?ig))\n"
+/* The board, the pieces and the rightward slides, ignoring ?ig. */
+#define LINE_BOARD \
+    "(role p)\n" \
+    "(coord 1) (coord 2) (coord 3) (coord 4) (coord 5) (coord 6) (coord 7) (coord 8)\n" \
+    "(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)\n" \
+    "(tick 0 1) (tick 1 2) (tick 2 3) (tick 3 4) (tick 4 5) (tick 5 6) (tick 6 7) (tick 7 8)\n" \
+    "(init (cell 1 e)) (init (cell 2 k)) (init (cell 3 e)) (init (cell 4 r))\n" \
+    "(init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 r)) (init (step 0))\n" \
+    "(<= (adj ?a ?b) (succ ?a ?b))\n" \
+    "(<= (adj ?a ?b) (succ ?b ?a))\n" \
+    "(<= (slide ?u ?x ?ig) (succ ?u ?x) (coord ?ig))\n" \
+    "(<= (slide ?u ?x ?ig) (succ ?u ?ig) (slide ?ig ?x ?ig))\n" \
     "(<= (slide ?u ?x ?ig) (succ ?u ?v) (true (cell ?v e)) (slide ?v ?x ?ig))\n"
+
+/* The king's moves, the clock, next, terminal and goals. */
+#define LINE_PLAY \
+    "(<= (legal p (move k ?u ?x)) (true (cell ?u k)) (adj ?u ?x) (true (cell ?x e))\n" \
+    "    (not (threatened ?x ?u)))\n" \
+    "(legal p noop)\n" \
+    "(<= (moved ?x) (does p (move ?piece ?u ?x)))\n" \
+    "(<= (moved ?u) (does p (move ?piece ?u ?x)))\n" \
+    "(<= (next (cell ?x ?piece)) (does p (move ?piece ?u ?x)))\n" \
+    "(<= (next (cell ?u e)) (does p (move ?piece ?u ?x)))\n" \
+    "(<= (next (cell ?c ?s)) (true (cell ?c ?s)) (not (moved ?c)))\n" \
+    "(<= (next (step ?n)) (true (step ?m)) (tick ?m ?n))\n" \
+    "(<= terminal (true (step 8)))\n" \
+    "(<= (goal p 100) (true (cell ?u k)) (not (threatened ?u ?u)))\n" \
+    "(<= (goal p 0) (true (cell ?u k)) (threatened ?u ?u))\n"
+
+/* Slides both ways. */
+static const char *const LINE_GAME =
+    LINE_BOARD
     "(<= (slide ?u ?x ?ig) (succ ?x ?u) (coord ?ig))\n"
     "(<= (slide ?u ?x ?ig) (succ ?ig ?u) (slide ?ig ?x ?ig))\n"
     "(<= (slide ?u ?x ?ig) (succ ?v ?u) (true (cell ?v e)) (slide ?v ?x ?ig))\n"
     "(<= (threatened ?x ?ig) (true (cell ?u r)) (slide ?u ?x ?ig))\n"
-    "(<= (legal p (move k ?u ?x)) (true (cell ?u k)) (adj ?u ?x) (true (cell ?x e))\n"
-    "    (not (threatened ?x ?u)))\n"
     "(<= (legal p (move r ?u ?x)) (true (cell ?u r)) (slide ?u ?x ?u) (not (true (cell ?x r))))\n"
-    "(legal p noop)\n"
-    "(<= (moved ?x) (does p (move ?piece ?u ?x)))\n"
-    "(<= (moved ?u) (does p (move ?piece ?u ?x)))\n"
-    "(<= (next (cell ?x ?piece)) (does p (move ?piece ?u ?x)))\n"
-    "(<= (next (cell ?u e)) (does p (move ?piece ?u ?x)))\n"
-    "(<= (next (cell ?c ?s)) (true (cell ?c ?s)) (not (moved ?c)))\n"
-    "(<= (next (step ?n)) (true (step ?m)) (tick ?m ?n))\n"
-    "(<= terminal (true (step 8)))\n"
-    "(<= (goal p 100) (true (cell ?u k)) (not (threatened ?u ?u)))\n"
-    "(<= (goal p 0) (true (cell ?u k)) (threatened ?u ?u))\n";
+    LINE_PLAY;
 
 /* Rightward slides only, reached either way round (the chess pattern). */
 static const char *const REACH_GAME =
-    "(role p)\n"
-    "(coord 1) (coord 2) (coord 3) (coord 4) (coord 5) (coord 6) (coord 7) (coord 8)\n"
-    "(succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)\n"
-    "(tick 0 1) (tick 1 2) (tick 2 3) (tick 3 4) (tick 4 5) (tick 5 6) (tick 6 7) (tick 7 8)\n"
-    "(init (cell 1 e)) (init (cell 2 k)) (init (cell 3 e)) (init (cell 4 r))\n"
-    "(init (cell 5 e)) (init (cell 6 e)) (init (cell 7 e)) (init (cell 8 r)) (init (step 0))\n"
-    "(<= (adj ?a ?b) (succ ?a ?b))\n"
-    "(<= (adj ?a ?b) (succ ?b ?a))\n"
-    "(<= (slide ?u ?x ?ig) (succ ?u ?x) (coord ?ig))\n"
-    "(<= (slide ?u ?x ?ig) (succ ?u ?ig) (slide ?ig ?x ?ig))\n"
-    "(<= (slide ?u ?x ?ig) (succ ?u ?v) (true (cell ?v e)) (slide ?v ?x ?ig))\n"
+    LINE_BOARD
     "(<= (reach ?u ?x ?ig) (slide ?u ?x ?ig))\n"
     "(<= (reach ?u ?x ?ig) (slide ?x ?u ?ig))\n"
     "(<= (threatened ?x ?ig) (true (cell ?u r)) (reach ?u ?x ?ig))\n"
-    "(<= (legal p (move k ?u ?x)) (true (cell ?u k)) (adj ?u ?x) (true (cell ?x e))\n"
-    "    (not (threatened ?x ?u)))\n"
     "(<= (legal p (move r ?u ?x)) (true (cell ?u r)) (reach ?u ?x ?u) (not (true (cell ?x r))))\n"
-    "(legal p noop)\n"
-    "(<= (moved ?x) (does p (move ?piece ?u ?x)))\n"
-    "(<= (moved ?u) (does p (move ?piece ?u ?x)))\n"
-    "(<= (next (cell ?x ?piece)) (does p (move ?piece ?u ?x)))\n"
-    "(<= (next (cell ?u e)) (does p (move ?piece ?u ?x)))\n"
-    "(<= (next (cell ?c ?s)) (true (cell ?c ?s)) (not (moved ?c)))\n"
-    "(<= (next (step ?n)) (true (step ?m)) (tick ?m ?n))\n"
-    "(<= terminal (true (step 8)))\n"
-    "(<= (goal p 100) (true (cell ?u k)) (not (threatened ?u ?u)))\n"
-    "(<= (goal p 0) (true (cell ?u k)) (threatened ?u ?u))\n";
+    LINE_PLAY;
 
 /* The line game and what it is loaded with (freed by unload). */
 typedef struct line_game {
