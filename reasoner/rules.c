@@ -1164,6 +1164,16 @@ static bool tab_rewrite(builder_t *b, uint32_t i, uint32_t hmask, uint32_t **ad,
         if (l->kind == CL_DISTINCT) continue;
         if ((b->tab && b->tab[l->rel]) || (b->adorn && l->rel < b->n_late && b->adorn[l->rel])) {
             uint32_t m = bound_mask(r, l, bound);
+            /* Partial adornment: a use that binds the relation's own mask
+             * when that mask holds half its arguments or more shares the
+             * copy for that mask (othello's openPieceString: a copy per
+             * pattern splits one memo into several that each compute
+             * much the same answers). */
+            const crel_t *R = &r->rels[l->rel];
+            uint32_t dm = R->demand_mask;
+            if (!(b->tab && b->tab[l->rel]) && dm && (m & dm) == dm &&
+                2 * (uint32_t)__builtin_popcount(dm) >= R->arity)
+                m = dm;
             l->rel = adorned_rel(b, l->rel, m, ad, n_ad, cap_ad);
             c = &b->rules[i];
         }
