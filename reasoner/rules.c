@@ -36,6 +36,7 @@ typedef struct builder {
      * redirected to a copy per call pattern */
     const bool *adorn;
     double *est;        /* adorn: estimated sizes of the static relations */
+    bool *exact;        /* adorn: some bottom-up rule asks with just the relation's mask */
 } builder_t;
 
 typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;
@@ -1165,14 +1166,16 @@ static bool tab_rewrite(builder_t *b, uint32_t i, uint32_t hmask, uint32_t **ad,
         if ((b->tab && b->tab[l->rel]) || (b->adorn && l->rel < b->n_late && b->adorn[l->rel])) {
             uint32_t m = bound_mask(r, l, bound);
             /* Partial adornment: a use that binds the relation's own mask
-             * when that mask holds half its arguments or more shares the
-             * copy for that mask (othello's openPieceString: a copy per
-             * pattern splits one memo into several that each compute
-             * much the same answers). */
+             * shares the copy for that mask when the mask holds half the
+             * arguments or more, or when a bottom-up rule asks with just
+             * that mask anyway: a copy per pattern would split one memo
+             * into several that compute much the same answers
+             * (othello's openPieceString; crissrace's movable, asked per
+             * player by legal and per player and lane by movablePlayer). */
             const crel_t *R = &r->rels[l->rel];
             uint32_t dm = R->demand_mask;
             if (!(b->tab && b->tab[l->rel]) && dm && (m & dm) == dm &&
-                2 * (uint32_t)__builtin_popcount(dm) >= R->arity)
+                (2 * (uint32_t)__builtin_popcount(dm) >= R->arity || (b->exact && b->exact[l->rel])))
                 m = dm;
             l->rel = adorned_rel(b, l->rel, m, ad, n_ad, cap_ad);
             c = &b->rules[i];
@@ -1348,6 +1351,31 @@ static bool is_keyword_rel(const rules_t *r, uint32_t rel)
  * relations of compute_demand. */
 static double *estimate_sizes(const builder_t *b);
 
+/* The relations of b->adorn that some bottom-up rule (one of the first n)
+ * asks with exactly their mask (see tab_rewrite). */
+static bool *exact_uses(builder_t *b, uint32_t n)
+{
+    rules_t *r = b->r;
+    bool *exact = xcalloc(b->n_late ? b->n_late : 1, sizeof *exact);
+    for (uint32_t i = 0; i < n; i++) {
+        crule_t *c = &b->rules[i];
+        const crel_t *h = &r->rels[c->head_rel];
+        corder_t pl;
+        if (h->demand || h->tabled || h->replaced || !plan_order_from(b, c, UINT32_MAX, &pl, 0)) continue;
+        bool *bound = xcalloc(c->n_vars ? c->n_vars : 1, sizeof *bound);
+        for (uint32_t k = 0; k < c->n_body; k++) {
+            const clit_t *l = &c->body[pl.order[k]];
+            if (l->kind == CL_DISTINCT) continue;
+            if (l->rel < b->n_late && b->adorn[l->rel] && bound_mask(r, l, bound) == r->rels[l->rel].demand_mask)
+                exact[l->rel] = true;
+            if (l->kind == CL_POS)
+                for (uint32_t a = 0; a < r->rels[l->rel].arity; a++) mark_vars(l->args[a], bound);
+        }
+        free(bound);
+    }
+    return exact;
+}
+
 static void adorn_partial(builder_t *b, bool *cand)
 {
     rules_t *r = b->r;
@@ -1362,6 +1390,7 @@ static void adorn_partial(builder_t *b, bool *cand)
     b->adorn = cand;
     b->n_orig_rules = n_orig;
     b->est = estimate_sizes(b);
+    b->exact = exact_uses(b, n_orig);
     b->n_tm = 0;
     uint32_t *ad = NULL, n_ad = 0, cap_ad = 0;
     bool ok = true;
@@ -1393,6 +1422,8 @@ static void adorn_partial(builder_t *b, bool *cand)
     free(saved);
     free(b->est);
     b->est = NULL;
+    free(b->exact);
+    b->exact = NULL;
     b->adorn = NULL;
     free(b->tm);
     b->tm = NULL;
