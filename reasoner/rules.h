@@ -169,9 +169,16 @@ typedef struct rules {
  * instead of computed for all 64; merrills' count_loop asked for one
  * starting accumulator). Masks start full and shrink to what every use
  * binds, and a demand literal is planned after the literals that bind its
- * asked arguments. It loses where many calls would share one bottom-up
- * computation, so the rules engine compiles both programs and keeps the
- * one that does less counted work on a fixed-seed probe (engine_rules.c). */
+ * asked arguments. Then every use is redirected to an adorned copy (crel_t
+ * adorned) for the pattern its plan binds, so that a relation asked in
+ * several ways is not asked with only what they share (chess's
+ * clear_row_ig, forwards and backwards: the ignore square alone); a use
+ * that binds the relation's mask keeps that mask's copy when the mask is
+ * half the arguments or more, or a bottom-up rule asks with just it (one
+ * memo shared rather than split). It loses where many calls would share
+ * one bottom-up computation, so the rules engine compiles both programs
+ * and keeps the one that does less counted work on a fixed-seed probe
+ * (engine_rules.c). */
 #define RULES_PARTIAL 8u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
