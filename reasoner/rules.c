@@ -1200,11 +1200,12 @@ static bool tab_rewrite(builder_t *b, uint32_t i, uint32_t hmask, uint32_t **ad,
  * rules queue in turn): copies of the first n_orig rules of the copied
  * relation, in component scc (after every bottom-up component; never run
  * bottom-up), planned with the copy's pattern bound. False if some rule
- * cannot be planned so. */
+ * cannot be planned so, or past max_copies copies. */
 static bool copy_adorned_rules(builder_t *b, uint32_t n_orig, uint32_t scc, uint32_t **ad, uint32_t *n_ad,
-                               uint32_t *cap_ad)
+                               uint32_t *cap_ad, uint32_t max_copies)
 {
     for (uint32_t k = 0; k < *n_ad; k++) {
+        if (*n_ad > max_copies) return false;
         uint32_t rel = (*ad)[3 * k], mask = (*ad)[3 * k + 1], arel = (*ad)[3 * k + 2];
         for (uint32_t j = 0; j < n_orig; j++) {
             if (b->rules[j].head_rel != rel) continue;
@@ -1286,7 +1287,7 @@ static void compute_tabling(builder_t *b)
     for (uint32_t i = 0; i < n_orig; i++)
         if (!tab[b->rules[i].head_rel] && !tab_rewrite(b, i, 0, &ad, &n_ad, &cap_ad)) give_up = true;
     uint32_t scc = r->n_sccs;
-    if (!give_up && !copy_adorned_rules(b, n_orig, scc, &ad, &n_ad, &cap_ad)) give_up = true;
+    if (!give_up && !copy_adorned_rules(b, n_orig, scc, &ad, &n_ad, &cap_ad, UINT32_MAX)) give_up = true;
     free(ad);
     if (give_up) {
         diag_error(b->d, b->p->src, 0, "internal: a goal-directed relation cannot be planned with its bound arguments");
@@ -1406,7 +1407,9 @@ static void adorn_partial(builder_t *b, bool *cand)
         ok = tab_rewrite(b, i, 0, &ad, &n_ad, &cap_ad);
     }
     uint32_t scc = r->n_sccs;
-    ok = ok && copy_adorned_rules(b, n_orig, scc, &ad, &n_ad, &cap_ad);
+    /* Patterns could multiply (up to 2^arity per relation): past a few
+     * copies per relation the program is left as it was. */
+    ok = ok && copy_adorned_rules(b, n_orig, scc, &ad, &n_ad, &cap_ad, 4 * n_rels0 + 64);
     free(ad);
     if (ok && n_ad) {
         r->n_sccs = scc + 1;
