@@ -1329,6 +1329,7 @@ typedef struct pn_snap {
 
 struct pn_run {
     const pn_circuit_t *c;
+    const pn_node_t *node; /* c->node, one load less per flip */
     uint8_t *val;
     int32_t *cnt;
     uint32_t *stack, n_stack, cap_stack;
@@ -1346,7 +1347,7 @@ struct pn_run {
     uint8_t *tflag;
     move_id_t **legal;
     uint32_t *n_legal;
-    uint8_t *legal_ok;
+    uint32_t *legal_gen, gen; /* a role's list holds for the state of generation gen */
     bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
     pn_snap_t snap[PN_SNAPS];
     uint64_t tick;
@@ -1359,7 +1360,7 @@ static inline void run_toggle(pn_run_t *x, uint32_t e)
 
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
 {
-    const pn_node_t *d = &x->c->node[v];
+    const pn_node_t *d = &x->node[v];
     x->val[v] = (uint8_t)nv;
     uint32_t fl = d->grp_fl;
     if (fl & FL_FAN) {
@@ -1377,6 +1378,49 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
             for (uint32_t o = 1; o <= m[0]; o++) {
                 run_toggle(x, m[o]);
                 x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31); /* its word pair may be nonzero */
+            }
+        }
+    }
+}
+
+/* The same for the propagation loop, on local copies of the running
+ * state: val is bytes, and a store through a char pointer may alias
+ * anything, so a flip that reads these through x reloads them all. */
+typedef struct run_hot {
+    const pn_node_t *node;
+    const uint32_t *mouts;
+    uint8_t *val;
+    uint32_t *bits, *lsum, *stack;
+    uint32_t n_stack, cap;
+} run_hot_t;
+
+static __attribute__((noinline)) uint32_t *run_grow(pn_run_t *x)
+{
+    x->cap_stack *= 2;
+    x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
+    return x->stack;
+}
+
+static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
+{
+    const pn_node_t *d = &h->node[v];
+    h->val[v] = (uint8_t)nv;
+    uint32_t fl = d->grp_fl;
+    if (fl & FL_FAN) {
+        if (__builtin_expect(h->n_stack == h->cap, 0)) {
+            h->stack = run_grow(x);
+            h->cap = x->cap_stack;
+        }
+        h->stack[h->n_stack++] = v << 1 | nv;
+    }
+    if (fl & FL_OUT) {
+        if (__builtin_expect(!(fl & FL_MULTI), 1)) {
+            h->bits[d->out >> 5] ^= 1u << (d->out & 31);
+        } else {
+            const uint32_t *m = h->mouts + d->out;
+            for (uint32_t o = 1; o <= m[0]; o++) {
+                h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
+                h->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
             }
         }
     }
@@ -1416,6 +1460,33 @@ static void run_group_fix(pn_run_t *x, uint32_t gi)
     }
 }
 
+/* A popped node's rare work (cyclic groups to mark, mutex tables), out of
+ * the hot loop so that the loop keeps fewer values live. fe: the node's
+ * group list. */
+static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e, const uint32_t *fe)
+{
+    const pn_circuit_t *c = x->c;
+    int32_t *cnt = x->cnt;
+    uint32_t p = e >> 1, v = e & 1, fl = c->node[p].grp_fl;
+    for (uint32_t k = 0, ng = fl >> FL_SHIFT; k < ng; k++) {
+        uint32_t gi = fe[k];
+        x->pending[gi >> 6] |= 1ULL << (gi & 63);
+    }
+    if (fl & FL_MUX) {
+        for (uint32_t k = c->mux_off[p]; k < c->mux_off[p + 1]; k++) {
+            uint32_t a = x->act[c->mux[2 * k]];
+            if (a == NONE) continue;
+            const uint32_t *t = c->mtab + c->mux[2 * k + 1] + a;
+            for (uint32_t q = t[0]; q < t[1]; q++) {
+                uint32_t ed = c->medge[q], tg = ed >> 1, up = (v ^ ed) & 1;
+                int32_t nc = cnt[tg] + (int32_t)(up << 1) - 1;
+                cnt[tg] = nc;
+                if (nc == (int32_t)up) run_flip(x, tg, up);
+            }
+        }
+    }
+}
+
 static void run_propagate(pn_run_t *x)
 {
     const pn_circuit_t *c = x->c;
@@ -1423,42 +1494,34 @@ static void run_propagate(pn_run_t *x)
     const pn_node_t *node = c->node;
     int32_t *cnt = x->cnt;
     for (;;) {
-        while (x->n_stack) {
-            uint32_t e = x->stack[--x->n_stack], p = e >> 1, v = e & 1;
-            const pn_node_t *d = &node[p];
+        run_hot_t h = {node, c->mouts, x->val, x->bits, x->lsum, x->stack, x->n_stack, x->cap_stack};
+        while (h.n_stack) {
+            uint32_t e = h.stack[--h.n_stack];
+            const pn_node_t *d = &node[e >> 1];
+            uint32_t fl = d->grp_fl;
             /* +1 to the gates whose input literal became true, -1 to the
              * others; a gate flips when its counter crosses 0/1. */
             const uint32_t *f = fan + d->fan, *fm = f + d->n_pos, *fe = fm + d->n_neg;
-            if (v) {
+            if (e & 1) {
                 for (; f < fm; f++)
-                    if (++cnt[*f] == 1) run_flip(x, *f, 1);
+                    if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
                 for (; f < fe; f++)
-                    if (--cnt[*f] == 0) run_flip(x, *f, 0);
+                    if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
             } else {
                 for (; f < fm; f++)
-                    if (--cnt[*f] == 0) run_flip(x, *f, 0);
+                    if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
                 for (; f < fe; f++)
-                    if (++cnt[*f] == 1) run_flip(x, *f, 1);
+                    if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
             }
-            if (__builtin_expect(!(d->grp_fl & FL_SLOW), 1)) continue;
-            for (uint32_t k = 0, ng = d->grp_fl >> FL_SHIFT; k < ng; k++) {
-                uint32_t gi = fe[k];
-                x->pending[gi >> 6] |= 1ULL << (gi & 63);
-            }
-            if (d->grp_fl & FL_MUX) {
-                for (uint32_t k = c->mux_off[p]; k < c->mux_off[p + 1]; k++) {
-                    uint32_t a = x->act[c->mux[2 * k]];
-                    if (a == NONE) continue;
-                    const uint32_t *t = c->mtab + c->mux[2 * k + 1] + a;
-                    for (uint32_t q = t[0]; q < t[1]; q++) {
-                        uint32_t ed = c->medge[q], tg = ed >> 1, up = (v ^ ed) & 1;
-                        int32_t nc = cnt[tg] + (int32_t)(up << 1) - 1;
-                        cnt[tg] = nc;
-                        if (nc == (int32_t)up) run_flip(x, tg, up);
-                    }
-                }
+            if (__builtin_expect(fl & FL_SLOW, 0)) {
+                x->n_stack = h.n_stack;
+                run_slow(x, e, fe);
+                h.stack = x->stack;
+                h.n_stack = x->n_stack;
+                h.cap = x->cap_stack;
             }
         }
+        x->n_stack = 0;
         uint32_t w = 0;
         while (w < x->n_pwords && !x->pending[w]) w++;
         if (w == x->n_pwords) return;
@@ -1504,6 +1567,7 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
 {
     pn_run_t *x = xcalloc(1, sizeof *x);
     x->c = c;
+    x->node = c->node;
     uint32_t nn = c->n_nodes;
     x->val = xcalloc(nn, 1);
     x->cnt = xcalloc(nn, sizeof *x->cnt);
@@ -1521,7 +1585,8 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     memset(x->last_does, 0xff, nr * sizeof *x->last_does);
     x->legal = xcalloc(nr, sizeof *x->legal);
     x->n_legal = xcalloc(nr, sizeof *x->n_legal);
-    x->legal_ok = xcalloc(nr, 1);
+    x->legal_gen = xcalloc(nr, sizeof *x->legal_gen);
+    x->gen = 1;
     for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
     x->act = xmalloc((c->n_mg + 1) * sizeof *x->act);
     memset(x->act, 0xff, (c->n_mg + 1) * sizeof *x->act);
@@ -1567,7 +1632,7 @@ void pn_run_free(pn_run_t *x)
     for (uint32_t r = 0; r < x->c->n_roles; r++) free(x->legal[r]);
     free(x->legal);
     free(x->n_legal);
-    free(x->legal_ok);
+    free(x->legal_gen);
     for (uint32_t k = 0; k < PN_SNAPS; k++) {
         free(x->snap[k].val);
         free(x->snap[k].cnt);
@@ -1673,6 +1738,16 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
     }
 }
 
+/* A new state: the legal lists made so far are stale (a counter rather
+ * than a memset per state; on wrapping, every list is marked stale). */
+static inline void run_new_gen(pn_run_t *x)
+{
+    if (__builtin_expect(++x->gen == 0, 0)) {
+        memset(x->legal_gen, 0, x->c->n_roles * sizeof *x->legal_gen);
+        x->gen = 1;
+    }
+}
+
 void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
 {
     const pn_circuit_t *c = x->c;
@@ -1685,7 +1760,7 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
                       s->applied, s->last_does, s->act);
             if (c->has_lsum) memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
             s->used = ++x->tick;
-            memset(x->legal_ok, 0, c->n_roles);
+            run_new_gen(x);
             x->lazy_ok = false;
             return;
         }
@@ -1694,7 +1769,7 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
     }
     if (c->gd_off[c->n_nodes]) run_apply_mux(x, bits);
     else run_apply(x, bits);
-    memset(x->legal_ok, 0, c->n_roles);
+    run_new_gen(x);
     x->lazy_ok = false;
     if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
         pn_snap_t *s = &x->snap[0];
@@ -1746,7 +1821,7 @@ bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k)
 uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {
     const pn_circuit_t *c = x->c;
-    if (!x->legal_ok[role]) {
+    if (x->legal_gen[role] != x->gen) {
         uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
         uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
         /* A few word pairs (legal, legal under the gate) are read as they
@@ -1781,7 +1856,7 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
             }
         }
         x->n_legal[role] = n;
-        x->legal_ok[role] = 1;
+        x->legal_gen[role] = x->gen;
     }
     *moves = x->legal[role];
     return x->n_legal[role];
