@@ -26,8 +26,7 @@ enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM
  * every gate of a run, so the loop neither decodes nor branches on the
  * polarity of each edge (speedChess: 15 instructions per edge were 8). */
 typedef struct pn_node {
-    uint32_t fan;   /* counter edges [fan, fan + n_pos + n_neg), then the groups to mark */
-    uint32_t n_pos, n_neg;
+    uint32_t fan, mid, end; /* counter edges: [fan, mid) positive, [mid, end) negated; then the groups to mark */
     uint32_t grp_fl; /* number of groups << FL_SHIFT | FL_* */
     uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
 } pn_node_t;
@@ -1218,8 +1217,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             for (uint32_t q = 0; q < ne; q++) tmp[e[q] & 1 ? in++ : ip++] = e[q] >> 1;
             memcpy(e, tmp, ne * sizeof *e);
             free(tmp);
-            d->n_pos = np2;
-            d->n_neg = ne - np2;
+            d->mid = d->fan + np2;
+            d->end = d->fan + ne;
         }
         d->out = no ? c->outs[c->out_off[v]] : 0;
         /* A node with a legal move of a summarised role takes the slow path
@@ -1463,11 +1462,12 @@ static void run_group_fix(pn_run_t *x, uint32_t gi)
 /* A popped node's rare work (cyclic groups to mark, mutex tables), out of
  * the hot loop so that the loop keeps fewer values live. fe: the node's
  * group list. */
-static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e, const uint32_t *fe)
+static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e)
 {
     const pn_circuit_t *c = x->c;
     int32_t *cnt = x->cnt;
     uint32_t p = e >> 1, v = e & 1, fl = c->node[p].grp_fl;
+    const uint32_t *fe = c->fan + c->node[p].end;
     for (uint32_t k = 0, ng = fl >> FL_SHIFT; k < ng; k++) {
         uint32_t gi = fe[k];
         x->pending[gi >> 6] |= 1ULL << (gi & 63);
@@ -1498,10 +1498,18 @@ static void run_propagate(pn_run_t *x)
         while (h.n_stack) {
             uint32_t e = h.stack[--h.n_stack];
             const pn_node_t *d = &node[e >> 1];
-            uint32_t fl = d->grp_fl;
+            /* The rare work first (the order of a node's events does not
+             * change the counters they leave). */
+            if (__builtin_expect(d->grp_fl & FL_SLOW, 0)) {
+                x->n_stack = h.n_stack;
+                run_slow(x, e);
+                h.stack = x->stack;
+                h.n_stack = x->n_stack;
+                h.cap = x->cap_stack;
+            }
             /* +1 to the gates whose input literal became true, -1 to the
              * others; a gate flips when its counter crosses 0/1. */
-            const uint32_t *f = fan + d->fan, *fm = f + d->n_pos, *fe = fm + d->n_neg;
+            const uint32_t *f = fan + d->fan, *fm = fan + d->mid, *fe = fan + d->end;
             if (e & 1) {
                 for (; f < fm; f++)
                     if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
@@ -1512,13 +1520,6 @@ static void run_propagate(pn_run_t *x)
                     if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
                 for (; f < fe; f++)
                     if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
-            }
-            if (__builtin_expect(fl & FL_SLOW, 0)) {
-                x->n_stack = h.n_stack;
-                run_slow(x, e, fe);
-                h.stack = x->stack;
-                h.n_stack = x->n_stack;
-                h.cap = x->cap_stack;
             }
         }
         x->n_stack = 0;
