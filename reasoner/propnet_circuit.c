@@ -28,7 +28,8 @@ enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM
 typedef struct pn_node {
     uint32_t fan, mid, end; /* counter edges: [fan, mid) positive, [mid, end) negated; then the groups to mark */
     uint32_t grp_fl; /* number of groups << FL_SHIFT | FL_* */
-    uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
+    uint32_t out;   /* the output's word, or (FL_MULTI) where in mouts: count, entries */
+    uint32_t out_bit; /* the output's bit in its word (1 << entry % 32) */
 } pn_node_t;
 
 /* ------------------------------------------------------------ building */
@@ -1220,7 +1221,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             d->mid = d->fan + np2;
             d->end = d->fan + ne;
         }
-        d->out = no ? c->outs[c->out_off[v]] : 0;
+        d->out = no ? c->outs[c->out_off[v]] >> 5 : 0;
+        d->out_bit = no ? 1u << (c->outs[c->out_off[v]] & 31) : 0;
         /* A node with a legal move of a summarised role takes the slow path
          * (several outputs), where toggles also mark the summary. */
         if (no > 1 || (fl & FL_LSUM)) {
@@ -1371,7 +1373,7 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            run_toggle(x, d->out);
+            x->bits[d->out] ^= d->out_bit;
         } else {
             const uint32_t *m = x->c->mouts + d->out;
             for (uint32_t o = 1; o <= m[0]; o++) {
@@ -1414,7 +1416,7 @@ static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            h->bits[d->out >> 5] ^= 1u << (d->out & 31);
+            h->bits[d->out] ^= d->out_bit;
         } else {
             const uint32_t *m = h->mouts + d->out;
             for (uint32_t o = 1; o <= m[0]; o++) {
