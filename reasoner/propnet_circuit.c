@@ -1198,6 +1198,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         if (c->out_off[v + 1] != c->out_off[v]) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
     c->mouts = xmalloc((n_m ? n_m : 1) * sizeof *c->mouts);
     n_m = 0;
+    uint32_t *split = NULL, cap_split = 0; /* one node's counter edges, split by polarity */
     for (uint32_t v = 0; v < nn; v++) {
         pn_node_t *d = &c->node[v];
         uint32_t no = c->out_off[v + 1] - c->out_off[v], fl = c->has_out[v];
@@ -1214,10 +1215,10 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             uint32_t *e = c->fan + c->fan_off[v], ne = c->grp_off[v] - c->fan_off[v], np2 = 0;
             for (uint32_t q = 0; q < ne; q++)
                 if (!(e[q] & 1)) np2++;
-            uint32_t *tmp = xmalloc((ne ? ne : 1) * sizeof *tmp), ip = 0, in = np2;
-            for (uint32_t q = 0; q < ne; q++) tmp[e[q] & 1 ? in++ : ip++] = e[q] >> 1;
-            memcpy(e, tmp, ne * sizeof *e);
-            free(tmp);
+            XVEC_RESERVE(&split, &cap_split, ne);
+            uint32_t ip = 0, in = np2;
+            for (uint32_t q = 0; q < ne; q++) split[e[q] & 1 ? in++ : ip++] = e[q] >> 1;
+            if (ne) memcpy(e, split, ne * sizeof *e);
             d->mid = d->fan + np2;
             d->end = d->fan + ne;
         }
@@ -1234,6 +1235,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         if (c->int_off[v] != c->grp_off[v] || (fl & FL_MUX)) fl |= FL_SLOW;
         d->grp_fl = (c->int_off[v] - c->grp_off[v]) << FL_SHIFT | fl;
     }
+    free(split);
 
     free(newid);
     free(old_of);
