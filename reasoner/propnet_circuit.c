@@ -1325,7 +1325,6 @@ void pn_circuit_free(pn_circuit_t *c)
 typedef struct pn_snap {
     bool ok;
     uint64_t used;
-    uint8_t *val;
     int32_t *cnt;
     uint32_t *bits, *applied, *last_does, *act;
 } pn_snap_t;
@@ -1333,8 +1332,11 @@ typedef struct pn_snap {
 struct pn_run {
     const pn_circuit_t *c;
     const pn_node_t *node; /* c->node, one load less per flip */
-    uint8_t *val;
+    /* Per node: a gate's counter, an input's value (1 or 0); the node's
+     * value is cnt > 0 (no array of values to keep in step: a flip writes
+     * one line less, a snapshot copies less). */
     int32_t *cnt;
+    uint8_t *gold; /* a cyclic group's values before its recount */
     uint32_t *stack, n_stack, cap_stack;
     uint32_t *queue; /* cyclic recompute */
     uint64_t *pending;
@@ -1364,7 +1366,6 @@ static inline void run_toggle(pn_run_t *x, uint32_t e)
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
 {
     const pn_node_t *d = &x->node[v];
-    x->val[v] = (uint8_t)nv;
     uint32_t fl = d->grp_fl;
     if (fl & FL_FAN) {
         if (__builtin_expect(x->n_stack == x->cap_stack, 0)) {
@@ -1387,12 +1388,11 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
 }
 
 /* The same for the propagation loop, on local copies of the running
- * state: val is bytes, and a store through a char pointer may alias
- * anything, so a flip that reads these through x reloads them all. */
+ * state: a store to a counter may alias x's fields (int32_t and uint32_t
+ * alias), so a flip that reads these through x reloads them all. */
 typedef struct run_hot {
     const pn_node_t *node;
     const uint32_t *mouts;
-    uint8_t *val;
     uint32_t *bits, *lsum, *stack;
     uint32_t n_stack, cap;
 } run_hot_t;
@@ -1407,7 +1407,6 @@ static __attribute__((noinline)) uint32_t *run_grow(pn_run_t *x)
 static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
 {
     const pn_node_t *d = &h->node[v];
-    h->val[v] = (uint8_t)nv;
     uint32_t fl = d->grp_fl;
     if (fl & FL_FAN) {
         if (__builtin_expect(h->n_stack == h->cap, 0)) {
@@ -1438,7 +1437,7 @@ static int32_t run_count(const pn_run_t *x, uint32_t v, uint32_t glo, uint32_t g
     for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
         uint32_t l = c->in[j], p = l >> 1;
         if (p >= glo && p < ghi) continue;
-        n += (x->val[p] ^ (l & 1)) & 1;
+        n += ((uint32_t)(x->cnt[p] > 0) ^ l) & 1;
     }
     return c->kind[v] == K_AND ? n - (int32_t)(c->in_off[v + 1] - c->in_off[v]) + 1 : n;
 }
@@ -1498,7 +1497,7 @@ static void run_propagate(pn_run_t *x)
     const pn_node_t *node = c->node;
     int32_t *cnt = x->cnt;
     for (;;) {
-        run_hot_t h = {node, c->mouts, x->val, x->bits, x->lsum, x->stack, x->n_stack, x->cap_stack};
+        run_hot_t h = {node, c->mouts, x->bits, x->lsum, x->stack, x->n_stack, x->cap_stack};
         while (h.n_stack) {
             uint32_t e = h.stack[--h.n_stack];
             const pn_node_t *d = &node[e >> 1];
@@ -1532,10 +1531,12 @@ static void run_propagate(pn_run_t *x)
         if (w == x->n_pwords) return;
         uint32_t gi = w * 64 + (uint32_t)__builtin_ctzll(x->pending[w]);
         x->pending[w] &= x->pending[w] - 1;
+        uint32_t lo = c->group_lo[gi], hi = c->group_hi[gi];
+        for (uint32_t v = lo; v < hi; v++) x->gold[v - lo] = x->cnt[v] > 0;
         run_group_fix(x, gi);
-        for (uint32_t v = c->group_lo[gi]; v < c->group_hi[gi]; v++) {
+        for (uint32_t v = lo; v < hi; v++) {
             uint32_t now = x->cnt[v] > 0;
-            if (now != x->val[v]) run_flip(x, v, now);
+            if (now != x->gold[v - lo]) run_flip(x, v, now);
         }
     }
 }
@@ -1552,7 +1553,7 @@ static void run_mux_on(pn_run_t *x, uint32_t s)
     const pn_circuit_t *c = x->c;
     for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
         uint32_t o = c->gd_lit[k];
-        x->cnt[c->gd[k]] = o != NONE ? (int32_t)((x->val[o >> 1] ^ o) & 1) : run_count(x, c->gd[k], 0, 0);
+        x->cnt[c->gd[k]] = o != NONE ? (int32_t)(((uint32_t)(x->cnt[o >> 1] > 0) ^ o) & 1) : run_count(x, c->gd[k], 0, 0);
     }
     for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++)
         if (x->cnt[c->gd[k]] > 0) run_flip(x, c->gd[k], 1);
@@ -1563,8 +1564,9 @@ static void run_mux_off(pn_run_t *x, uint32_t s)
     const pn_circuit_t *c = x->c;
     for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
         uint32_t v = c->gd[k];
-        if (x->val[v]) run_flip(x, v, 0);
+        bool on = x->cnt[v] > 0;
         x->cnt[v] = MUX_DEAD;
+        if (on) run_flip(x, v, 0);
     }
 }
 
@@ -1574,7 +1576,12 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->c = c;
     x->node = c->node;
     uint32_t nn = c->n_nodes;
-    x->val = xcalloc(nn, 1);
+    {
+        uint32_t gmax = 1;
+        for (uint32_t gi = 0; gi < c->n_groups; gi++)
+            if (c->group_hi[gi] - c->group_lo[gi] > gmax) gmax = c->group_hi[gi] - c->group_lo[gi];
+        x->gold = xmalloc(gmax);
+    }
     x->cnt = xcalloc(nn, sizeof *x->cnt);
     x->cap_stack = 2 * nn + 16;
     x->stack = xmalloc(x->cap_stack * sizeof *x->stack);
@@ -1599,7 +1606,7 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->tflag = xcalloc(c->n_mg + 1, 1);
     x->cand = xmalloc((c->n_mg + 1) * sizeof *x->cand);
     /* Every input false: evaluate in order (ids are topological). */
-    x->val[0] = 1;
+    x->cnt[0] = 1;
     for (uint32_t v = 1; v < nn;) {
         if (c->kind[v] != K_AND && c->kind[v] != K_OR) {
             v++;
@@ -1608,17 +1615,15 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
         if (c->group[v] != NONE) {
             uint32_t gi = c->group[v];
             run_group_fix(x, gi);
-            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
             v = c->group_hi[gi];
             continue;
         }
         x->cnt[v] = run_count(x, v, 0, 0);
-        x->val[v] = x->cnt[v] > 0;
         v++;
     }
     /* No member is on: every guarded gate is dead (and false). */
     for (uint32_t k = 0; k < c->gd_off[nn]; k++) x->cnt[c->gd[k]] = MUX_DEAD;
-#define LITVAL(l) ((x->val[(l) >> 1] ^ (l)) & 1)
+#define LITVAL(l) (((uint32_t)(x->cnt[(l) >> 1] > 0) ^ (l)) & 1)
     for (uint32_t i = 0; i < c->n_next; i++)
         if (LITVAL(c->next_lit[i])) x->next_bits[c->next_bit[i] >> 5] |= 1u << (c->next_bit[i] & 31);
     for (uint32_t r = 0; r < c->n_roles; r++)
@@ -1639,7 +1644,6 @@ void pn_run_free(pn_run_t *x)
     free(x->n_legal);
     free(x->legal_gen);
     for (uint32_t k = 0; k < PN_SNAPS; k++) {
-        free(x->snap[k].val);
         free(x->snap[k].cnt);
         free(x->snap[k].bits);
         free(x->snap[k].applied);
@@ -1651,7 +1655,7 @@ void pn_run_free(pn_run_t *x)
     free(x->tflag);
     free(x->cand);
     free(x->last_does);
-    free(x->val);
+    free(x->gold);
     free(x->cnt);
     free(x->stack);
     free(x->queue);
@@ -1662,14 +1666,13 @@ void pn_run_free(pn_run_t *x)
     free(x);
 }
 
-static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *bits, uint32_t *applied,
-                      uint32_t *last_does, uint32_t *act, const uint8_t *val_s, const int32_t *cnt_s,
+static void snap_copy(const pn_run_t *x, int32_t *cnt, uint32_t *bits, uint32_t *applied,
+                      uint32_t *last_does, uint32_t *act, const int32_t *cnt_s,
                       const uint32_t *bits_s, const uint32_t *applied_s, const uint32_t *last_does_s,
                       const uint32_t *act_s)
 {
     const pn_circuit_t *c = x->c;
     if (c->n_mg) memcpy(act, act_s, c->n_mg * sizeof *act);
-    memcpy(val, val_s, c->n_nodes);
     memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
     memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
     memcpy(applied, applied_s, c->n_words * sizeof *applied);
@@ -1686,7 +1689,10 @@ static void run_apply(pn_run_t *x, const uint32_t *bits)
             uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
             diff &= diff - 1;
             uint32_t v = c->base_node[bt];
-            if (v != NONE) run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
+            if (v == NONE) continue;
+            uint32_t nv = (bits[w] >> (bt & 31)) & 1;
+            x->cnt[v] = (int32_t)nv;
+            run_flip(x, v, nv);
         }
         x->applied[w] = bits[w];
     }
@@ -1704,7 +1710,9 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
             diff &= diff - 1;
             uint32_t v = c->base_node[bt];
             if (v == NONE) continue;
-            run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
+            uint32_t nv = (bits[w] >> (bt & 31)) & 1;
+            x->cnt[v] = (int32_t)nv;
+            run_flip(x, v, nv);
             if (c->node[v].grp_fl & FL_MEMBER) {
                 uint32_t g = c->mgroup[v];
                 if (!x->tflag[g]) {
@@ -1712,7 +1720,7 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
                     x->touched[x->n_touched++] = g;
                     x->cand[g] = NONE;
                 }
-                if (x->val[v]) x->cand[g] = c->midx[v]; /* the member that came on */
+                if (x->cnt[v] > 0) x->cand[g] = c->midx[v]; /* the member that came on */
             }
         }
         x->applied[w] = bits[w];
@@ -1721,7 +1729,7 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
      * on wakes once the rest is settled (its gates read settled inputs). */
     for (uint32_t k = 0; k < x->n_touched; k++) {
         uint32_t g = x->touched[k], a = x->act[g];
-        if (a != NONE && !x->val[c->mg_mem[c->mg_off[g] + a]]) {
+        if (a != NONE && x->cnt[c->mg_mem[c->mg_off[g] + a]] <= 0) {
             run_mux_off(x, c->mg_mem[c->mg_off[g] + a]);
             x->act[g] = NONE;
         }
@@ -1733,7 +1741,7 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
             x->tflag[g] = 0;
             if (x->act[g] != NONE) continue;
             uint32_t m = x->cand[g];
-            if (m != NONE && x->val[c->mg_mem[c->mg_off[g] + m]]) {
+            if (m != NONE && x->cnt[c->mg_mem[c->mg_off[g] + m]] > 0) {
                 x->act[g] = m;
                 run_mux_on(x, c->mg_mem[c->mg_off[g] + m]);
             }
@@ -1761,7 +1769,7 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
         for (uint32_t k = 0; k < PN_SNAPS; k++) {
             pn_snap_t *s = &x->snap[k];
             if (!s->ok || memcmp(s->applied, bits, wb)) continue;
-            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, x->act, s->val, s->cnt, s->bits,
+            snap_copy(x, x->cnt, x->bits, x->applied, x->last_does, x->act, s->cnt, s->bits,
                       s->applied, s->last_does, s->act);
             if (c->has_lsum) memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
             s->used = ++x->tick;
@@ -1780,15 +1788,14 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
         pn_snap_t *s = &x->snap[0];
         for (uint32_t k = 1; k < PN_SNAPS; k++)
             if (!x->snap[k].ok || (s->ok && x->snap[k].used < s->used)) s = &x->snap[k];
-        if (!s->val) {
-            s->val = xmalloc(c->n_nodes ? c->n_nodes : 1);
+        if (!s->cnt) {
             s->cnt = xmalloc((c->n_nodes ? c->n_nodes : 1) * sizeof *s->cnt);
             s->bits = xmalloc((c->n_words + 2 * c->n_lwords + 1) * sizeof *s->bits);
             s->applied = xmalloc((c->n_words + 1) * sizeof *s->applied);
             s->last_does = xmalloc((c->n_roles + 1) * sizeof *s->last_does);
             s->act = xmalloc((c->n_mg + 1) * sizeof *s->act);
         }
-        snap_copy(x, s->val, s->cnt, s->bits, s->applied, s->last_does, s->act, x->val, x->cnt, x->bits,
+        snap_copy(x, s->cnt, s->bits, s->applied, s->last_does, s->act, x->cnt, x->bits,
                   x->applied, x->last_does, x->act);
         s->ok = true;
         s->used = ++x->tick;
@@ -1804,12 +1811,10 @@ static void run_lazy(pn_run_t *x)
         if (c->group[v] != NONE) {
             uint32_t gi = c->group[v];
             run_group_fix(x, gi);
-            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
             k += c->group_hi[gi] - c->group_lo[gi];
             continue;
         }
         x->cnt[v] = run_count(x, v, 0, 0);
-        x->val[v] = x->cnt[v] > 0;
         k++;
     }
     x->lazy_ok = true;
@@ -1877,6 +1882,7 @@ void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
         uint32_t v = c->does_node[r][joint[r]], o = x->last_does[r];
         if (o != v && o != NONE) {
             du -= c->in_u[o];
+            x->cnt[o] = 0;
             run_flip(x, o, 0);
         }
     }
@@ -1884,6 +1890,7 @@ void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
         uint32_t v = c->does_node[r][joint[r]];
         if (x->last_does[r] != v && v != NONE) {
             du += c->in_u[v];
+            x->cnt[v] = 1;
             run_flip(x, v, 1);
         }
         x->last_does[r] = v;
