@@ -463,6 +463,68 @@ static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
     free(w.gone);
 }
 
+/* Flatten a gate into its only reader when both are of one kind and the
+ * reader reads it as it is: u = v or a with v = b or c (v read by u alone,
+ * no output) becomes u = b or a or c. The edges stay as many (less one),
+ * and a change of b reaches u without v flipping and being popped on the
+ * way (Breakthrough's "next cell" ORs over the moves into the cell). A
+ * cycle through u and v becomes a self-loop of u, which simplification
+ * reads as the least fixpoint, as before. Gates in post-order, so that v
+ * is flat when u takes its inputs; only the gates changed are simplified
+ * again (a pass over all costs seconds on a network of millions). */
+static void b_flatten(bld_t *b, const uint32_t *outs, uint32_t n_outs)
+{
+    uint32_t *ref = b_refcounts(b, outs, n_outs);
+    uint8_t *is_out = xcalloc(b->n ? b->n : 1, 1);
+    for (uint32_t j = 0; j < n_outs; j++) is_out[b_res(b, outs[j]) >> 1] = 1;
+    bool cyclic;
+    uint32_t *order = b_postorder(b, &cyclic), n = b->n;
+    uint32_t *lits = NULL, cap = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t u = order[k];
+        bnode_t *x = &b->nd[u];
+        if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
+        bool any = false;
+        for (uint32_t j = 0; j < x->n && !any; j++) {
+            uint32_t l = b_res(b, x->in[j]), v = l >> 1;
+            any = !(l & 1) && v != u && b->alias[v] == NONE && b->nd[v].kind == x->kind && ref[v] == 1 && !is_out[v];
+        }
+        if (!any) continue;
+        /* An OR of inputs only stays as it is: those may become universe
+         * gates (below), which count moves, not flips of ORs. */
+        bool all_in = x->kind == K_OR;
+        for (uint32_t j = 0; j < x->n && all_in; j++) {
+            uint32_t l = b_res(b, x->in[j]), v = l >> 1;
+            if (l & 1) all_in = false;
+            else if (b->nd[v].kind == K_OR && b->alias[v] == NONE && ref[v] == 1 && !is_out[v])
+                for (uint32_t q = 0; q < b->nd[v].n && all_in; q++)
+                    all_in = b->nd[b_res(b, b->nd[v].in[q]) >> 1].kind == K_IN;
+            else all_in = b->nd[v].kind == K_IN;
+        }
+        if (all_in) continue;
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < x->n; j++) {
+            uint32_t l = b_res(b, x->in[j]), v = l >> 1;
+            if (!(l & 1) && v != u && b->alias[v] == NONE && b->nd[v].kind == x->kind && ref[v] == 1 && !is_out[v]) {
+                XVEC_RESERVE(&lits, &cap, m + b->nd[v].n);
+                for (uint32_t q = 0; q < b->nd[v].n; q++) lits[m++] = b_res(b, b->nd[v].in[q]);
+                b->nd[v].n = 0; /* dead: its only reader took its inputs */
+                ref[v] = 0;
+            } else {
+                XVEC_RESERVE(&lits, &cap, m + 1);
+                lits[m++] = l;
+            }
+        }
+        x->n = 0;
+        for (uint32_t j = 0; j < m; j++) b_add(b, u, lits[j]);
+        b_simplify(b, u); /* duplicates, constants, a self-loop */
+    }
+    free(lits);
+    free(order);
+    free(is_out);
+    free(ref);
+}
+
 /* The literals a gate's every instance shares (for legal gating): an AND's
  * inputs, or the inputs common to every AND of an OR. Returns a malloc'd
  * sorted list (count in *n), or NULL. */
@@ -659,6 +721,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     }
     b_factor(&b, outs, n_outs);
     b_simplify_all(&b);
+    for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
+    b_flatten(&b, outs, n_outs);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
     /* Live nodes: those an output reads, plus the inputs. The ones that
