@@ -1903,12 +1903,13 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
          * (those found empty are unmarked). */
         uint32_t n = 0, hi = lo + nw;
         move_id_t *out = x->legal[role];
-        for (uint32_t pw = lo; nw < PN_LSUM_MIN && pw < hi; pw++) {
-            uint32_t bits = x->bits[2 * pw] | (x->bits[2 * pw + 1] & mask), base = (pw - lo) * 32;
-            while (bits) {
-                out[n++] = base + (uint32_t)__builtin_ctz(bits);
-                bits &= bits - 1;
-            }
+        if (nw < PN_LSUM_MIN) {
+            const uint32_t *pb = x->bits + 2 * lo, *pe = x->bits + 2 * hi;
+            move_id_t *o = out;
+            for (uint32_t base = 0; pb < pe; pb += 2, base += 32)
+                for (uint32_t bits = pb[0] | (pb[1] & mask); bits; bits &= bits - 1)
+                    *o++ = base + (uint32_t)__builtin_ctz(bits);
+            n = (uint32_t)(o - out);
         }
         for (uint32_t sw = lo >> 5; nw >= PN_LSUM_MIN && sw < (hi + 31) >> 5; sw++) {
             uint32_t m = x->lsum[sw];
