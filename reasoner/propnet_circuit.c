@@ -1442,11 +1442,16 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
             x->bits[d->out] ^= d->out_bit;
         } else {
+            /* A node with a move of a summarised role marks the word pairs
+             * it toggles (they may be nonzero); the others need not. */
             const uint32_t *m = x->c->mouts + d->out;
-            for (uint32_t o = 1; o <= m[0]; o++) {
-                run_toggle(x, m[o]);
-                x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31); /* its word pair may be nonzero */
-            }
+            if (fl & FL_LSUM)
+                for (uint32_t o = 1; o <= m[0]; o++) {
+                    run_toggle(x, m[o]);
+                    x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
+                }
+            else
+                for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
         }
     }
 }
@@ -1484,10 +1489,13 @@ static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
             h->bits[d->out] ^= d->out_bit;
         } else {
             const uint32_t *m = h->mouts + d->out;
-            for (uint32_t o = 1; o <= m[0]; o++) {
-                h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
-                h->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
-            }
+            if (fl & FL_LSUM)
+                for (uint32_t o = 1; o <= m[0]; o++) {
+                    h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
+                    h->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
+                }
+            else
+                for (uint32_t o = 1; o <= m[0]; o++) h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
         }
     }
 }
