@@ -18,7 +18,7 @@
 enum { K_TRUE, K_IN, K_AND, K_OR };
 /* Node flags: has outputs, fan-out, several outputs, mutex tables, member
  * of a mutex group, outputs to a legal summary, cyclic groups or tables. */
-enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 7 };
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 8 };
 
 /* What a flip of a node touches, packed for the hot loop. The counter
  * edges are the target gates, those that read the node as it is first,
@@ -26,10 +26,11 @@ enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM
  * every gate of a run, so the loop neither decodes nor branches on the
  * polarity of each edge (speedChess: 15 instructions per edge were 8). */
 typedef struct pn_node {
-    uint32_t fan, mid, end; /* counter edges: [fan, mid) positive, [mid, end) negated; then the groups to mark */
-    uint32_t grp_fl; /* number of groups << FL_SHIFT | FL_* */
-    uint32_t out;   /* the output's word, or (FL_MULTI) where in mouts: count, entries */
-    uint32_t out_bit; /* the output's bit in its word (1 << entry % 32) */
+    /* Counter edges (in cedge): [fan, mid) positive, [mid, the next node's
+     * fan) negated; 16 bytes, so that speedChess's nodes fit in L2. */
+    uint32_t fan, mid;
+    uint32_t out; /* the output's word, or (FL_MULTI) where in mouts: count, entries */
+    uint32_t fl;  /* FL_* | the output's bit in its word << FL_SHIFT */
 } pn_node_t;
 
 /* ------------------------------------------------------------ building */
@@ -584,6 +585,7 @@ struct pn_circuit {
     uint8_t *kind;
     uint32_t *in_off, *in;       /* inputs of each gate (new literals) */
     uint32_t *fan_off, *grp_off, *int_off, *fan;
+    uint32_t *cedge;             /* the counter edges, node after node (pn_node_t) */
     uint32_t *group;             /* per node: its cyclic group or NONE */
     uint8_t *in_u;               /* per node: a does input of the universe */
     uint8_t *lazy;               /* per node: read by goals only, evaluated on demand */
@@ -1256,13 +1258,14 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
                                   (c->fan_off[v] != c->int_off[v] ? FL_FAN : 0) |
                                   (c->mux_off[v] != c->mux_off[v + 1] ? FL_FAN | FL_MUX : 0));
-    c->node = xmalloc((nn ? nn : 1) * sizeof *c->node);
+    c->node = xmalloc((nn + 1) * sizeof *c->node);
+    c->cedge = xmalloc((c->fan_off[nn] ? c->fan_off[nn] : 1) * sizeof *c->cedge);
+    uint32_t n_ce = 0;
     uint32_t n_m = 0;
     for (uint32_t v = 0; v < nn; v++)
         if (c->out_off[v + 1] != c->out_off[v]) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
     c->mouts = xmalloc((n_m ? n_m : 1) * sizeof *c->mouts);
     n_m = 0;
-    uint32_t *split = NULL, cap_split = 0; /* one node's counter edges, split by polarity */
     for (uint32_t v = 0; v < nn; v++) {
         pn_node_t *d = &c->node[v];
         uint32_t no = c->out_off[v + 1] - c->out_off[v], fl = c->has_out[v];
@@ -1273,21 +1276,20 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
                 if (pw >= c->lw_off[r] && pw < c->lw_off[r + 1] && c->lw_off[r + 1] - c->lw_off[r] >= PN_LSUM_MIN)
                     fl |= FL_LSUM, c->has_lsum = true;
         }
-        d->fan = c->fan_off[v];
+        d->fan = n_ce;
         {
             /* Positive edges first, as plain gate ids (see pn_node_t). */
-            uint32_t *e = c->fan + c->fan_off[v], ne = c->grp_off[v] - c->fan_off[v], np2 = 0;
+            const uint32_t *e = c->fan + c->fan_off[v];
+            uint32_t ne = c->grp_off[v] - c->fan_off[v], np2 = 0;
             for (uint32_t q = 0; q < ne; q++)
                 if (!(e[q] & 1)) np2++;
-            XVEC_RESERVE(&split, &cap_split, ne);
-            uint32_t ip = 0, in = np2;
-            for (uint32_t q = 0; q < ne; q++) split[e[q] & 1 ? in++ : ip++] = e[q] >> 1;
-            if (ne) memcpy(e, split, ne * sizeof *e);
-            d->mid = d->fan + np2;
-            d->end = d->fan + ne;
+            uint32_t ip = n_ce, in = n_ce + np2;
+            for (uint32_t q = 0; q < ne; q++) c->cedge[e[q] & 1 ? in++ : ip++] = e[q] >> 1;
+            d->mid = n_ce + np2;
+            n_ce += ne;
         }
         d->out = no ? c->outs[c->out_off[v]] >> 5 : 0;
-        d->out_bit = no ? 1u << (c->outs[c->out_off[v]] & 31) : 0;
+        uint32_t bit = no ? c->outs[c->out_off[v]] & 31 : 0;
         /* A node with a legal move of a summarised role takes the slow path
          * (several outputs), where toggles also mark the summary. */
         if (no > 1 || (fl & FL_LSUM)) {
@@ -1297,9 +1299,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
         }
         if (c->int_off[v] != c->grp_off[v] || (fl & FL_MUX)) fl |= FL_SLOW;
-        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << FL_SHIFT | fl;
+        d->fl = bit << FL_SHIFT | fl;
     }
-    free(split);
+    c->node[nn] = (pn_node_t){.fan = n_ce, .mid = n_ce};
 
     free(newid);
     free(old_of);
@@ -1344,6 +1346,7 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->base_node);
     free(c->has_out);
     free(c->node);
+    free(c->cedge);
     free(c->mouts);
     free(c->out_off);
     free(c->outs);
@@ -1430,7 +1433,7 @@ static inline void run_toggle(pn_run_t *x, uint32_t e)
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
 {
     const pn_node_t *d = &x->node[v];
-    uint32_t fl = d->grp_fl;
+    uint32_t fl = d->fl;
     if (fl & FL_FAN) {
         if (__builtin_expect(x->n_stack == x->cap_stack, 0)) {
             x->cap_stack *= 2;
@@ -1440,7 +1443,7 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            x->bits[d->out] ^= d->out_bit;
+            x->bits[d->out] ^= 1u << (fl >> FL_SHIFT);
         } else {
             /* A node with a move of a summarised role marks the word pairs
              * it toggles (they may be nonzero); the others need not. */
@@ -1476,7 +1479,7 @@ static __attribute__((noinline)) uint32_t *run_grow(pn_run_t *x)
 static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
 {
     const pn_node_t *d = &h->node[v];
-    uint32_t fl = d->grp_fl;
+    uint32_t fl = d->fl;
     if (fl & FL_FAN) {
         if (__builtin_expect(h->n_stack == h->cap, 0)) {
             h->stack = run_grow(x);
@@ -1486,7 +1489,7 @@ static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            h->bits[d->out] ^= d->out_bit;
+            h->bits[d->out] ^= 1u << (fl >> FL_SHIFT);
         } else {
             const uint32_t *m = h->mouts + d->out;
             if (fl & FL_LSUM)
@@ -1541,10 +1544,9 @@ static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e)
 {
     const pn_circuit_t *c = x->c;
     int32_t *cnt = x->cnt;
-    uint32_t p = e >> 1, v = e & 1, fl = c->node[p].grp_fl;
-    const uint32_t *fe = c->fan + c->node[p].end;
-    for (uint32_t k = 0, ng = fl >> FL_SHIFT; k < ng; k++) {
-        uint32_t gi = fe[k];
+    uint32_t p = e >> 1, v = e & 1, fl = c->node[p].fl;
+    for (uint32_t k = c->grp_off[p]; k < c->int_off[p]; k++) {
+        uint32_t gi = c->fan[k];
         x->pending[gi >> 6] |= 1ULL << (gi & 63);
     }
     if (fl & FL_MUX) {
@@ -1565,7 +1567,7 @@ static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e)
 static void run_propagate(pn_run_t *x)
 {
     const pn_circuit_t *c = x->c;
-    const uint32_t *fan = c->fan;
+    const uint32_t *cedge = c->cedge;
     const pn_node_t *node = c->node;
     int32_t *cnt = x->cnt;
     for (;;) {
@@ -1575,7 +1577,7 @@ static void run_propagate(pn_run_t *x)
             const pn_node_t *d = &node[e >> 1];
             /* The rare work first (the order of a node's events does not
              * change the counters they leave). */
-            if (__builtin_expect(d->grp_fl & FL_SLOW, 0)) {
+            if (__builtin_expect(d->fl & FL_SLOW, 0)) {
                 x->n_stack = h.n_stack;
                 run_slow(x, e);
                 h.stack = x->stack;
@@ -1584,7 +1586,7 @@ static void run_propagate(pn_run_t *x)
             }
             /* +1 to the gates whose input literal became true, -1 to the
              * others; a gate flips when its counter crosses 0/1. */
-            const uint32_t *f = fan + d->fan, *fm = fan + d->mid, *fe = fan + d->end;
+            const uint32_t *f = cedge + d->fan, *fm = cedge + d->mid, *fe = cedge + d[1].fan;
             if (e & 1) {
                 for (; f < fm; f++)
                     if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
@@ -1785,7 +1787,7 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
             uint32_t nv = (bits[w] >> (bt & 31)) & 1;
             x->cnt[v] = (int32_t)nv;
             run_flip(x, v, nv);
-            if (c->node[v].grp_fl & FL_MEMBER) {
+            if (c->node[v].fl & FL_MEMBER) {
                 uint32_t g = c->mgroup[v];
                 if (!x->tflag[g]) {
                     x->tflag[g] = 1;
