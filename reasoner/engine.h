@@ -63,5 +63,9 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
  * cannot succeed, so ENGINE_AUTO goes to the rules engine at once. */
 bool rules_need_tabling(const program_t *p);
 game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d, char *reason, size_t reason_len);
+/* game_options_t with its defaults filled in. */
+game_options_t game_options_defaults(const game_options_t *opt);
+/* The propnet as ENGINE_AUTO tries it (not when the rules need tabling). */
+game_t *propnet_try(const program_t *p, const game_options_t *o, char *reason, size_t reason_len);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rng.h"
 #include "base/xalloc.h"
 #include "reasoner/engine.h"
 #include "reasoner/eval.h"
@@ -448,12 +449,102 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag
     return &g->base;
 }
 
+/* The evaluation plan is chosen by counted work (RULES_PARTIAL, rules.h):
+ * both programs play the same few plies from the initial state (moves
+ * picked by a fixed seed among the legal moves sorted by name), and the
+ * one that looks at fewer tuples wins. Counted work, never time, so that
+ * the choice is the same on every machine and run. */
+#define PLAN_PROBE_PLIES 6
+#define PLAN_PROBE_SEED 0x5eed
+/* Work limit of the partial-demand probe: beyond it (about a second) the
+ * usual plan is kept without comparing. */
+#define PLAN_PROBE_WORK (20u * 1000 * 1000)
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Work (tuples looked at, answers and demand calls) of playing
+ * PLAN_PROBE_PLIES plies, or UINT64_MAX past limit or when the
+ * evaluation is interrupted. */
+static uint64_t probe_work(rgame_t *g, uint64_t limit, deadline_t dl)
+{
+    game_ctx_t *cc = rg_ctx_new(&g->base);
+    rctx_t *c = (rctx_t *)cc;
+    c->ev.deadline = dl;
+    c->ev.work_limit = limit;
+    c->warned = true;
+    rng_t rng;
+    rng_seed(&rng, PLAN_PROBE_SEED);
+    game_state_t *s = game_state_new(&g->base);
+    uint32_t nr = g->base.n_roles;
+    move_id_t *joint = xcalloc(nr ? nr : 1, sizeof *joint);
+    rg_initial(cc, s);
+    bool ok = true;
+    for (uint32_t ply = 0; ply < PLAN_PROBE_PLIES && ok; ply++) {
+        game_ctx_set_state(cc, s);
+        ensure_state(c);
+        if (c->deep || rg_terminal(cc)) break;
+        for (uint32_t r = 0; r < nr && ok; r++) {
+            const move_id_t *m;
+            uint32_t n = rg_legal(cc, r, &m);
+            (void)rg_goal(cc, r);
+            if (n == 0) {
+                ok = false;
+                break;
+            }
+            const char **names = xcalloc(n, sizeof *names);
+            for (uint32_t i = 0; i < n; i++) names[i] = rg_move_name(&g->base, r, m[i], true);
+            qsort(names, n, sizeof *names, cmp_str);
+            const char *pick = names[rng_below(&rng, n)];
+            for (uint32_t i = 0; i < n; i++)
+                if (rg_move_name(&g->base, r, m[i], true) == pick) joint[r] = m[i];
+            free(names);
+        }
+        if (ok) rg_next(cc, joint, s);
+    }
+    uint64_t work = c->deep || c->ev.aborted ? UINT64_MAX : c->ev.work;
+    free(joint);
+    game_state_free(s);
+    rg_ctx_free(cc);
+    return work;
+}
+
+/* Do two programs evaluate the same relations the same way? */
+static bool same_demand(const rules_t *a, const rules_t *b)
+{
+    if (a->n_rels != b->n_rels) return false;
+    for (uint32_t i = 0; i < a->n_rels; i++)
+        if (a->rels[i].demand != b->rels[i].demand || a->rels[i].demand_mask != b->rels[i].demand_mask) return false;
+    return true;
+}
+
 game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d)
 {
     bool retry = false;
-    game_t *g = compile_flags(p, opt, d, RULES_DEMAND, &retry);
-    if (!g && retry) g = compile_flags(p, opt, d, RULES_DEMAND | RULES_NO_TABLING, &retry);
-    return g;
+    unsigned flags = RULES_DEMAND;
+    game_t *g = compile_flags(p, opt, d, flags, &retry);
+    if (!g && retry) g = compile_flags(p, opt, d, flags |= RULES_NO_TABLING, &retry);
+    if (!g) return NULL;
+    /* Partial demand (rules.h RULES_PARTIAL), when it changes anything and
+     * costs less work on the probe. */
+    diag_t quiet;
+    diag_init(&quiet, NULL);
+    retry = false;
+    game_t *pg = compile_flags(p, opt, &quiet, flags | RULES_PARTIAL, &retry);
+    if (!pg) return g;
+    if (same_demand(((rgame_t *)g)->rules, ((rgame_t *)pg)->rules)) {
+        game_free(pg);
+        return g;
+    }
+    uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
+    deadline_t dl = deadline_in_ms(ms);
+    uint64_t wp = probe_work((rgame_t *)pg, PLAN_PROBE_WORK, dl);
+    uint64_t wb = wp == UINT64_MAX ? 0 : probe_work((rgame_t *)g, wp, dl);
+    if (wp == UINT64_MAX || wb < wp) {
+        game_free(pg);
+        return g;
+    }
+    game_free(g);
+    return pg;
 }
 
 bool rules_need_tabling(const program_t *p)

@@ -403,7 +403,9 @@ static bool budget_ok(evaluator_t *ev)
 {
     if (ev->aborted) return false;
     if ((++ev->work & 4095) == 0) {
-        if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit)) ev->aborted = true;
+        if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit) ||
+            (ev->cancel && atomic_load_explicit(ev->cancel, memory_order_relaxed)))
+            ev->aborted = true;
     }
     return !ev->aborted;
 }
@@ -529,6 +531,7 @@ static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
     const crel_t *R = &ev->r->rels[rel];
     demand_memo_t *dm = &ev->dm[rel];
     uint32_t n = dm->calls.arity;
+    (void)budget_ok(ev); /* a call is work too (counted: rules engine's plan probe) */
     tid_t *key = scratch_get(ev, n);
     bool ok = true;
     for (uint32_t a = 0, j = 0; a < R->arity && ok; a++)

@@ -27,6 +27,7 @@
 #ifndef GGP_REASONER_EVAL_H
 #define GGP_REASONER_EVAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -126,6 +127,7 @@ typedef struct evaluator {
     void *emit_ud;
     /* budget: evaluation stops (and sets aborted) past this deadline */
     deadline_t deadline;
+    const atomic_bool *cancel; /* or NULL; checked with the deadline */
     uint64_t work, work_limit;
     bool aborted;
     /* semi-naive: current delta literal */

@@ -13,18 +13,31 @@
 
 /* ------------------------------------------------------------ compile */
 
-game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
+game_options_t game_options_defaults(const game_options_t *opt)
 {
     game_options_t o = opt ? *opt : (game_options_t){0};
     if (!o.ground_ms) o.ground_ms = 10000;
     if (!o.ground_mb) o.ground_mb = 2048;
+    return o;
+}
+
+game_t *propnet_try(const program_t *p, const game_options_t *o, char *reason, size_t reason_len)
+{
+    if (o->engine == ENGINE_AUTO && rules_need_tabling(p)) {
+        snprintf(reason, reason_len, "some relations are infinite bottom-up (they need goal-directed evaluation)");
+        return NULL;
+    }
+    return propnet_compile(p, o, NULL, reason, reason_len);
+}
+
+game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
+{
+    game_options_t o = game_options_defaults(opt);
     uint64_t t0 = clock_now_ns();
     char reason[160] = "";
     game_t *g = NULL;
-    if (o.engine == ENGINE_AUTO && rules_need_tabling(p))
-        snprintf(reason, sizeof reason, "some relations are infinite bottom-up (they need goal-directed evaluation)");
-    else if (o.engine != ENGINE_RULES) {
-        g = propnet_compile(p, &o, d, reason, sizeof reason);
+    if (o.engine != ENGINE_RULES) {
+        g = propnet_try(p, &o, reason, sizeof reason);
         if (!g && o.engine == ENGINE_PROPNET) {
             diag_error(d, NULL, 0, "cannot build a propositional network: %s", reason);
             return NULL;

@@ -25,6 +25,7 @@
 #ifndef GGP_REASONER_GAME_H
 #define GGP_REASONER_GAME_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +44,9 @@ typedef enum { ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES } engine_kind_t;
 typedef struct game_options {
     engine_kind_t engine;
     /* Grounding budget: beyond either, ENGINE_AUTO falls back to rules and
-     * ENGINE_PROPNET fails with a message. 0 = the defaults below. */
+     * ENGINE_PROPNET fails with a message. 0 = the defaults below. The
+     * circuit build after grounding may take the time up to 1.5 x
+     * ground_ms from the start. */
     uint64_t ground_ms;        /* default 10000 */
     size_t ground_mb;          /* default 2048 */
     /* Budget of the rules engine for the static relations (computed once,
@@ -51,6 +54,9 @@ typedef struct game_options {
      * description whose static part is infinite in practice. 0 = 60000. */
     uint64_t static_ms;
     bool quiet;                /* do not report which engine was chosen */
+    /* Grounding stops (as past its budget) once this becomes true; NULL:
+     * never (game_grounding_free uses it). */
+    const atomic_bool *cancel;
 } game_options_t;
 
 /* Goal values outside 0..100 that report a defect of the rules. */
@@ -72,6 +78,25 @@ typedef struct game_stats {
 game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d);
 void game_free(game_t *g);
 void game_get_stats(const game_t *g, game_stats_t *out);
+
+/* Grounding in the background, so that it never blocks play: a player
+ * compiles the rules engine (ENGINE_RULES: milliseconds on most games),
+ * plays with it at once, and takes the propositional network when it is
+ * ready (anchors.md: start-up is where the propnet players are weak; chess
+ * does not ground at all, and a failed attempt costs its whole budget).
+ * The grounding runs on a thread of its own with opt's budgets (the engine
+ * field is ignored); p must outlive it. */
+typedef struct game_grounding game_grounding_t;
+typedef enum { GROUNDING_RUNNING, GROUNDING_READY, GROUNDING_FAILED } grounding_status_t;
+game_grounding_t *game_grounding_start(const program_t *p, const game_options_t *opt);
+/* Wait up to wait_ms (0: just look; UINT64_MAX: until it ends). READY
+ * hands the game to the caller in *out, once (later calls say FAILED with
+ * reason "taken"); FAILED writes why into reason. */
+grounding_status_t game_grounding_take(game_grounding_t *gg, uint64_t wait_ms, game_t **out, char *reason,
+                                       size_t reason_len);
+/* Stop the grounding at its next budget check, wait for the thread and free
+ * everything (a game not taken too). NULL is a no-op. */
+void game_grounding_free(game_grounding_t *gg);
 
 /* Roles in description order (the order of moves in PLAY messages). */
 uint32_t game_num_roles(const game_t *g);

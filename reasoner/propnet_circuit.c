@@ -203,8 +203,15 @@ static uint64_t gate_hash(const bnode_t *x)
 
 /* Simplify every gate and merge gates with equal inputs, until nothing
  * changes (a bounded number of passes; each is linear). */
-static void b_simplify_all(bld_t *b)
+/* The build's budget (pn_raw_t): past the deadline or cancelled. */
+static bool raw_late(const pn_raw_t *raw)
 {
+    return deadline_passed(raw->deadline) || (raw->cancel && atomic_load_explicit(raw->cancel, memory_order_relaxed));
+}
+
+static bool b_simplify_all(bld_t *b, const pn_raw_t *raw)
+{
+    bool ok = true;
     /* Simplification only makes aliases, so one order serves every pass;
      * without a cycle every input is settled before its users, and one
      * pass is the fixpoint. */
@@ -220,8 +227,9 @@ static void b_simplify_all(bld_t *b)
     for (int pass = 0; pass < max_pass; pass++) {
         uint32_t before = b->n_aliased;
         memset(tab, 0xff, cap * sizeof *tab);
-        for (uint32_t k = 0; k < b->n; k++) {
+        for (uint32_t k = 0; k < b->n && ok; k++) {
             uint32_t u = order[k];
+            if ((k & 0xffff) == 0xffff && raw_late(raw)) ok = false;
             b_simplify(b, u);
             bnode_t *x = &b->nd[u];
             if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
@@ -238,10 +246,11 @@ static void b_simplify_all(bld_t *b)
             if (tab[j] != UINT64_MAX) b_set_alias(b, u, (uint32_t)tab[j] << 1);
             else tab[j] = (uint64_t)h32 << 32 | u;
         }
-        if (b->n_aliased == before || !cyclic) break;
+        if (b->n_aliased == before || !cyclic || !ok) break;
     }
     free(tab);
     free(order);
+    return ok;
 }
 
 /* References to each node from live gates' inputs and from the outputs. */
@@ -438,8 +447,11 @@ static void b_factor_one(bld_t *b, factor_ws_t *w, uint32_t h, uint32_t **work, 
     free(zs);
 }
 
-static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
+/* False when the deadline passed (the network stays correct, only less
+ * factored: each step is an equivalence). */
+static bool b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs, const pn_raw_t *raw)
 {
+    bool ok = true;
     factor_ws_t w = {0};
     w.ref = b_refcounts(b, outs, n_outs);
     w.cap_ref = b->n;
@@ -452,7 +464,10 @@ static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
             XVEC_RESERVE(&work, &cap_work, n_work + 1);
             work[n_work++] = u;
         }
-    for (uint32_t wi = 0; wi < n_work; wi++) b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
+    for (uint32_t wi = 0; wi < n_work && ok; wi++) {
+        b_factor_one(b, &w, work[wi], &work, &n_work, &cap_work);
+        if ((wi & 1023) == 1023 && raw_late(raw)) ok = false;
+    }
     free(work);
     free(w.ref);
     free(w.freq);
@@ -462,6 +477,7 @@ static void b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs)
     free(w.run_lo);
     free(w.run_hi);
     free(w.gone);
+    return ok;
 }
 
 /* Flatten a gate into its only reader when both are of one kind and the
@@ -567,6 +583,17 @@ static uint32_t *b_common(bld_t *b, uint32_t lit, uint32_t *n)
     return r;
 }
 
+/* The builder's nodes; pool holds the recorded inputs (gates that grew
+ * own theirs). */
+static void b_free(bld_t *b, uint32_t *pool)
+{
+    for (uint32_t u = 0; u < b->n; u++)
+        if (b->nd[u].cap) free(b->nd[u].in);
+    free(pool);
+    free(b->nd);
+    free(b->alias);
+}
+
 /* A copy of an AND's inputs without literal g, as a new gate. */
 static uint32_t b_and_without(bld_t *b, uint32_t and_node, uint32_t g)
 {
@@ -658,10 +685,11 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     uint32_t gate_at = k;
     for (uint32_t r = 0; r < nr; r++) outs[k++] = LIT_TRUE;
 
-    b_simplify_all(&b);
+    bool in_time = b_simplify_all(&b, raw);
 
     /* Legal gating: per role, the literal most legal moves share. */
     uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
+    if (!in_time) goto late;
     {
         uint32_t at = legal_at;
         for (uint32_t r = 0; r < nr; r++) {
@@ -721,8 +749,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             at += nm;
         }
     }
-    b_factor(&b, outs, n_outs);
-    b_simplify_all(&b);
+    if (raw_late(raw) || !b_factor(&b, outs, n_outs, raw)) goto late;
+    if (!b_simplify_all(&b, raw)) goto late;
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
     b_flatten(&b, outs, n_outs);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
@@ -1310,12 +1338,15 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(gated);
     free(has_gate);
     free(outs);
-    for (uint32_t u = 0; u < b.n; u++)
-        if (b.nd[u].cap) free(b.nd[u].in);
-    free(pool);
-    free(b.nd);
-    free(b.alias);
+    b_free(&b, pool);
     return c;
+
+late: /* past the deadline, before the circuit itself was allocated */
+    free(gated);
+    free(has_gate);
+    free(outs);
+    b_free(&b, pool);
+    return NULL;
 }
 
 void pn_circuit_size(const pn_circuit_t *c, size_t *gates, size_t *edges)

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "reasoner/game.h"
 
 /* The ground network. Proposition 0 is true, 1 false; literals are
@@ -65,11 +66,16 @@ typedef struct pn_raw {
     const uint32_t *next_prop, *next_bit;
     uint32_t n_init;
     const uint32_t *init_bits; /* the initial state's bits */
+    /* The build gives up (returns NULL) once this passes: the grounding
+     * budget covers rules to circuit (deadline_none(): no limit). */
+    deadline_t deadline;
+    const atomic_bool *cancel; /* or NULL: gives up too once true */
 } pn_raw_t;
 
 typedef struct pn_circuit pn_circuit_t;
 typedef struct pn_run pn_run_t;
 
+/* NULL when raw->deadline passes or raw->cancel is set first. */
 pn_circuit_t *pn_circuit_build(const pn_raw_t *raw);
 void pn_circuit_free(pn_circuit_t *c);
 /* Gates (AND/OR nodes) and wires (fan-out edges) of the final circuit. */

@@ -28,6 +28,9 @@ typedef struct builder {
     struct tab_memo *tm;
     uint32_t n_tm, cap_tm;
     uint32_t n_orig_rules;
+    /* demand planning (see compute_demand): relations that are asked
+     * rather than computed, whose literals come after the generators */
+    const bool *late;
 } builder_t;
 
 typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;
@@ -328,6 +331,13 @@ static bool plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *
                  * answer set (len(?l, 6): every list of length 6): it comes
                  * after every other generator, with as much bound as can be. */
                 if (ar != bnd && (r->rels[l->rel].tabled || (b->tab && b->tab[l->rel]))) score -= 100000000;
+                /* A demand call that would bind fewer arguments than its
+                 * relation is asked with (partial demand, compute_demand)
+                 * comes after the literals that can bind them: the masks
+                 * start full and shrink to what the plans bind. */
+                else if (ar != bnd && b->late && b->late[l->rel] &&
+                         (bound_mask(r, l, bound) & r->rels[l->rel].demand_mask) != r->rels[l->rel].demand_mask)
+                    score -= 50000;
                 if (score > best) {
                     best = score;
                     pick = i;
@@ -1260,14 +1270,20 @@ static bool is_keyword_rel(const rules_t *r, uint32_t rel)
            r->rels[rel].name == SYM_BASE || r->rels[rel].name == SYM_INPUT;
 }
 
-static void compute_demand(builder_t *b)
+static void compute_demand(builder_t *b, unsigned flags)
 {
     rules_t *r = b->r;
+    bool partial = (flags & RULES_PARTIAL) != 0;
     bool *cand = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *cand);
     uint32_t *mask = xmalloc((r->n_rels ? r->n_rels : 1) * sizeof *mask);
     for (uint32_t i = 0; i < r->n_rels; i++)
         cand[i] = r->rels[i].has_rules && r->rels[i].phase != PHASE_STATIC && !is_keyword_rel(r, i) &&
                   r->rels[i].arity > 0 && r->rels[i].arity <= 32 && !r->rels[i].tabled && !r->rels[i].replaced;
+    /* Optimistic start: every candidate is asked with all its arguments
+     * bound, and the masks only shrink (the greatest fixpoint). */
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (cand[i] && partial) r->rels[i].demand_mask = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
+    if (partial) b->late = cand;
     bool *bad_scc = xcalloc(r->n_sccs + 1, sizeof *bad_scc);
     bool *outside = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *outside);
     /* Shrink the candidates until every use of each binds its mask. */
@@ -1298,6 +1314,12 @@ static void compute_demand(builder_t *b)
                 plan_order_from(b, c, UINT32_MAX, &c->qplan, hm);
                 plan_uses(r, c, &c->qplan, hm, mask);
             } else {
+                if (partial) {
+                    plan_order(b, c, UINT32_MAX, &c->plan);
+                    for (uint32_t k = 0; c->delta && k < c->n_body; k++)
+                        if (c->body[k].kind == CL_POS && c->delta[k].order && !plan_order(b, c, k, &c->delta[k]))
+                            c->delta[k] = c->plan;
+                }
                 plan_uses(r, c, &c->plan, 0, mask);
                 for (uint32_t k = 0; c->delta && k < c->n_body; k++)
                     if (c->delta[k].order) plan_uses(r, c, &c->delta[k], 0, mask);
@@ -1315,6 +1337,7 @@ static void compute_demand(builder_t *b)
             if (!cand[i]) continue;
             uint32_t full = r->rels[i].arity == 32 ? UINT32_MAX : (1u << r->rels[i].arity) - 1;
             uint32_t m = mask[i] & full;
+            if (partial) m &= r->rels[i].demand_mask; /* only shrinks: the loop ends */
             /* Membership queries (every argument given), or any bound
              * argument when only the move phase asks: with fewer arguments
              * bound, evaluating each call separately loses the sharing of
@@ -1322,8 +1345,9 @@ static void compute_demand(builder_t *b)
              * asked once per square), but a joint move asks few questions
              * of a relation that bottom-up computes for every argument
              * (mummymaze1p: movetoward, 1.2 million tuples per state, of
-             * which the mummy's move needs two). */
-            if (m != full && (m == 0 || outside[i])) {
+             * which the mummy's move needs two). RULES_PARTIAL drops
+             * the move-phase condition (rules.h). */
+            if (m != full && (m == 0 || (outside[i] && !partial))) {
                 cand[i] = false;
                 changed = true;
             } else if (m != r->rels[i].demand_mask) {
@@ -1343,6 +1367,7 @@ static void compute_demand(builder_t *b)
         h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
         h->rules_of[h->n_rules_of++] = i;
     }
+    b->late = NULL;
     free(cand);
     free(mask);
     free(bad_scc);
@@ -1438,7 +1463,7 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
             if (!(flags & RULES_NO_TABLING)) compute_tabling(&b);
             r->rules = b.rules;
             r->n_rules = b.n_rules;
-            if (b.errors == 0) compute_demand(&b);
+            if (b.errors == 0) compute_demand(&b, flags);
         }
     }
     if (b.errors) {

@@ -161,6 +161,16 @@ typedef struct rules {
 /* With RULES_DEMAND: no tabling (the rules engine's fallback when the
  * goal-directed evaluation of a program does not terminate). */
 #define RULES_NO_TABLING 4u
+/* With RULES_DEMAND: partial demand. A relation asked with only some
+ * arguments bound is a demand relation outside the move phase too
+ * (magic-sets style: chess's *_move_ig asked with the ignore square bound
+ * instead of computed for all 64; merrills' count_loop asked for one
+ * starting accumulator). Masks start full and shrink to what every use
+ * binds, and a demand literal is planned after the literals that bind its
+ * asked arguments. It loses where many calls would share one bottom-up
+ * computation, so the rules engine compiles both programs and keeps the
+ * one that does less counted work on a fixed-seed probe (engine_rules.c). */
+#define RULES_PARTIAL 8u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */

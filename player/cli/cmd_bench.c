@@ -26,8 +26,12 @@ static const char bench_help[] =
     "  bench game=NAME engine=E load_ms=.. playouts=.. playouts_per_sec=..\n"
     "        playouts_per_cpu_sec=.. mean_depth=.. props=.. gates=.. rss_kb=..\n"
     "        first_playout_ms=..\n"
-    "(one line). load_ms is parse + validate + ground + build; first_playout_ms\n"
-    "is the time from the start of loading to the end of the first playout.\n"
+    "(one line). load_ms is the time to the engine measured: parse + validate +\n"
+    "its compilation (for the propnet: ground + build). first_playout_ms is the\n"
+    "time from the start of loading to the end of the first playout: with\n"
+    "engine auto the propnet is grounded on a thread of its own while the\n"
+    "rules engine plays (as `ggp serve` does), and the measured playouts use\n"
+    "the propnet if it comes within its budget.\n"
     "playouts_per_cpu_sec divides by the CPU time of the playout threads.\n"
     "\n"
     "  --seconds S   measuring time (default 5)\n"
@@ -53,8 +57,14 @@ typedef struct worker {
 } worker_t;
 
 /* One playout from s0; returns the plies played, or UINT64_MAX when a role
- * has no legal move (a defect of the rules). */
-static uint64_t playout(game_ctx_t *c, const game_state_t *s0, rng_t *rng, move_id_t *joint, uint32_t nr, bool *capped)
+ * has no legal move (a defect of the rules). With a watch, the playout
+ * stops (returning UINT64_MAX - 1) at the first ply where it says so. */
+typedef struct watch {
+    bool (*stop)(struct watch *w);
+} watch_t;
+
+static uint64_t playout(game_ctx_t *c, const game_state_t *s0, rng_t *rng, move_id_t *joint, uint32_t nr, bool *capped,
+                        watch_t *watch)
 {
     game_ctx_set_state(c, s0);
     uint64_t plies = 0;
@@ -64,6 +74,7 @@ static uint64_t playout(game_ctx_t *c, const game_state_t *s0, rng_t *rng, move_
             *capped = true;
             break;
         }
+        if (watch && watch->stop(watch)) return UINT64_MAX - 1;
         for (uint32_t r = 0; r < nr; r++) {
             const move_id_t *m;
             uint32_t n = game_legal(c, r, &m);
@@ -90,7 +101,7 @@ static void *work(void *arg)
     bool capped;
     uint64_t end_warm = clock_now_ns() + w->warm_ns;
     do {
-        if (playout(c, s0, &rng, joint, nr, &capped) == UINT64_MAX) {
+        if (playout(c, s0, &rng, joint, nr, &capped, NULL) == UINT64_MAX) {
             w->stuck++;
             break;
         }
@@ -99,7 +110,7 @@ static void *work(void *arg)
     } while (clock_now_ns() < end_warm);
     uint64_t cpu0 = clock_thread_cpu_ns(), end = clock_now_ns() + w->run_ns;
     while (!w->stuck && clock_now_ns() < end) {
-        uint64_t n = playout(c, s0, &rng, joint, nr, &capped);
+        uint64_t n = playout(c, s0, &rng, joint, nr, &capped, NULL);
         if (n == UINT64_MAX) {
             w->stuck++;
             break;
@@ -113,6 +124,75 @@ static void *work(void *arg)
     game_state_free(s0);
     game_ctx_free(c);
     return NULL;
+}
+
+/* ENGINE_AUTO as a player meets it (game.h, game_grounding_start): the
+ * propnet is grounded on a thread of its own while the rules engine plays
+ * the first playout, given up if the propnet comes first; the measurement
+ * then runs on the propnet if it came, else on the rules engine. Sets
+ * *first_ns (0: no first playout yet) and *load_ms (to the engine that is
+ * measured). */
+typedef struct auto_watch {
+    watch_t w;
+    game_grounding_t *gg;
+    grounding_status_t st;
+    game_t *pn;
+    char reason[160];
+} auto_watch_t;
+
+static bool propnet_came(watch_t *w)
+{
+    auto_watch_t *a = (auto_watch_t *)w;
+    if (a->st == GROUNDING_RUNNING) a->st = game_grounding_take(a->gg, 0, &a->pn, a->reason, sizeof a->reason);
+    return a->st == GROUNDING_READY;
+}
+
+static game_t *open_auto(const char *file, const game_options_t *opts, loaded_t *l, uint64_t t0, uint64_t seed,
+                         uint64_t *first_ns, double *load_ms, int *rc)
+{
+    if (!cli_rules_open("bench", file, l, rc)) return NULL;
+    auto_watch_t a = {.w = {.stop = propnet_came}, .gg = game_grounding_start(l->prog, opts)};
+    game_t *rules = NULL;
+    if (!propnet_came(&a.w)) {
+        game_options_t ro = *opts;
+        ro.engine = ENGINE_RULES;
+        diag_t d;
+        diag_init(&d, stderr);
+        d.max_errors = 20;
+        rules = game_compile(l->prog, &ro, &d);
+    }
+    uint64_t rules_ns = clock_now_ns();
+    if (rules && !propnet_came(&a.w)) {
+        game_ctx_t *c = game_ctx_new(rules);
+        game_state_t *s0 = game_state_new(rules);
+        game_initial(c, s0);
+        uint32_t nr = game_num_roles(rules);
+        move_id_t *joint = xcalloc(nr ? nr : 1, sizeof *joint);
+        rng_t rng;
+        rng_seed(&rng, rng_derive(seed, UINT64_MAX));
+        bool capped;
+        if (playout(c, s0, &rng, joint, nr, &capped, &a.w) < UINT64_MAX - 1) *first_ns = clock_now_ns() - t0;
+        free(joint);
+        game_state_free(s0);
+        game_ctx_free(c);
+    }
+    if (a.st == GROUNDING_RUNNING) a.st = game_grounding_take(a.gg, UINT64_MAX, &a.pn, a.reason, sizeof a.reason);
+    uint64_t end_ns = clock_now_ns();
+    game_grounding_free(a.gg);
+    if (a.pn) {
+        game_free(rules);
+        *load_ms = (double)(end_ns - t0) / 1e6;
+        return a.pn;
+    }
+    if (!rules) {
+        fprintf(stderr, "ggp bench: %s: the game does not compile with engine auto\n", file);
+        loaded_free(l);
+        *rc = EXIT_FAIL;
+        return NULL;
+    }
+    if (!opts->quiet) fprintf(stderr, "ggp: note: falling back to the rules engine: %s\n", a.reason);
+    *load_ms = (double)(rules_ns - t0) / 1e6;
+    return rules;
 }
 
 static long rss_kb(void)
@@ -163,11 +243,13 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "ggp bench: expected one rule file\n%s", bench_help);
         return EXIT_USAGE;
     }
-    uint64_t t0 = clock_now_ns();
+    uint64_t t0 = clock_now_ns(), first_ns = 0;
     loaded_t l;
-    game_t *g = cli_game_open("bench", file, &opts, &l, &rc);
+    double load_ms = 0;
+    game_t *g = opts.engine == ENGINE_AUTO ? open_auto(file, &opts, &l, t0, seed, &first_ns, &load_ms, &rc)
+                                           : cli_game_open("bench", file, &opts, &l, &rc);
     if (!g) return rc;
-    double load_ms = (double)(clock_now_ns() - t0) / 1e6;
+    if (opts.engine != ENGINE_AUTO) load_ms = (double)(clock_now_ns() - t0) / 1e6;
     game_stats_t st;
     game_get_stats(g, &st);
 
@@ -177,7 +259,7 @@ int cmd_bench(int argc, char **argv)
         w[i] = (worker_t){.g = g, .seed = rng_derive(seed, i), .warm_ns = run_ns / 10, .run_ns = run_ns, .t0_ns = t0};
         pthread_create(&w[i].thread, NULL, work, &w[i]);
     }
-    uint64_t playouts = 0, plies = 0, capped = 0, stuck = 0, cpu_ns = 0, first_ns = 0;
+    uint64_t playouts = 0, plies = 0, capped = 0, stuck = 0, cpu_ns = 0;
     for (uint64_t i = 0; i < threads; i++) {
         pthread_join(w[i].thread, NULL);
         playouts += w[i].playouts;

@@ -129,22 +129,31 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
     return true;
 }
 
-game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
+bool cli_rules_open(const char *cmd, const char *path, loaded_t *l, int *rc)
 {
-    static const char *engines[] = {"auto", "propnet", "rules"};
     diag_t d;
     diag_init(&d, stderr);
     d.max_errors = 20;
     if (!load_rules(path, &d, l)) {
         *rc = EXIT_USAGE;
-        return NULL;
+        return false;
     }
     if (l->errors) {
         fprintf(stderr, "ggp %s: %s: invalid rules (%u error%s)\n", cmd, path, l->errors, l->errors == 1 ? "" : "s");
         loaded_free(l);
         *rc = EXIT_FAIL;
-        return NULL;
+        return false;
     }
+    return true;
+}
+
+game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
+{
+    static const char *engines[] = {"auto", "propnet", "rules"};
+    if (!cli_rules_open(cmd, path, l, rc)) return NULL;
+    diag_t d;
+    diag_init(&d, stderr);
+    d.max_errors = 20;
     game_t *g = game_compile(l->prog, opts, &d);
     if (!g) {
         fprintf(stderr, "ggp %s: %s: the game does not compile with engine %s\n", cmd, path, engines[opts->engine]);

@@ -60,5 +60,8 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
  * EXIT_FAIL (invalid rules, or no compile with the engine) and returns NULL
  * with nothing to free; otherwise the caller frees the game, then l. */
 game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc);
+/* The first half of cli_game_open: load and validate only. Returns false
+ * (nothing to free, *rc set) on failure. */
+bool cli_rules_open(const char *cmd, const char *path, loaded_t *l, int *rc);
 
 #endif

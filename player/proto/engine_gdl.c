@@ -13,31 +13,117 @@
 #include "reasoner/game.h"
 #include "search/search.h"
 
-/* The least grounding budget, whatever the start clock. */
+/* The least time START waits for grounding, whatever the start clock. */
 #define GDL_MIN_GROUND_MS 200
+
+/* A game with its context and searcher: the match's current one, or one it
+ * played with before the propositional network came (kept until the match
+ * ends: a search still running may use it, and its move texts). */
+typedef struct gdl_engine {
+    game_t *game;
+    game_ctx_t *ctx;      /* the match's current state, for request handlers */
+    searcher_t *searcher; /* used by the search thread only */
+} gdl_engine_t;
 
 struct engine_match {
     program_t *prog; /* owns the message's arena; holds syms and src */
     symtab_t *syms;
     src_t *src;
-    game_t *game;
-    game_ctx_t *ctx; /* the match's current state, for request handlers */
+    const gdl_engine_config_t *cfg;
+    gdl_engine_t cur;
+    gdl_engine_t *old;
+    uint32_t n_old;
+    /* ENGINE_AUTO: the propnet still being grounded, taken at a PLAY when
+     * ready; the joint moves so far (texts, n_roles per step) to bring it
+     * to the current state. */
+    game_grounding_t *grounding;
+    char **history;
+    uint32_t n_history, cap_history;
     uint32_t role, n_roles;
     move_id_t *joint;
-    searcher_t *searcher; /* used by the search thread only */
+    FILE *log; /* the server's log, or NULL */
 };
+
+/* What a search runs on: a copy of the state and the engine it belongs to
+ * (the match may change engines while a search runs). */
+typedef struct gdl_snap {
+    const game_t *game;
+    searcher_t *searcher;
+    game_state_t *state;
+} gdl_snap_t;
+
+static void gdl_engine_free(gdl_engine_t *x)
+{
+    searcher_free(x->searcher);
+    game_ctx_free(x->ctx);
+    game_free(x->game);
+}
 
 static void match_free(engine_match_t *m)
 {
     if (!m) return;
-    searcher_free(m->searcher);
+    game_grounding_free(m->grounding); /* before the program it reads */
+    gdl_engine_free(&m->cur);
+    for (uint32_t i = 0; i < m->n_old; i++) gdl_engine_free(&m->old[i]);
+    free(m->old);
+    for (uint32_t i = 0; i < m->n_history; i++) free(m->history[i]);
+    free(m->history);
     free(m->joint);
-    game_ctx_free(m->ctx);
-    game_free(m->game);
     program_free(m->prog);
     symtab_free(m->syms);
     src_free(m->src);
     free(m);
+}
+
+/* A context of g at the initial state, or NULL. */
+static game_ctx_t *initial_ctx(game_t *g)
+{
+    game_ctx_t *c = game_ctx_new(g);
+    game_state_t *st = game_state_new(g);
+    game_initial(c, st);
+    game_ctx_set_state(c, st);
+    game_state_free(st);
+    return c;
+}
+
+/* Take the propnet if grounding has finished: replay the match's moves on
+ * it and make it the current engine (the rules engine stays for a search
+ * that may still run on it). Both engines are exact, so the replay only
+ * fails on a defect of ours; then the rules engine simply stays. */
+static void take_propnet(engine_match_t *m, FILE *log)
+{
+    if (!m->grounding) return;
+    game_t *g = NULL;
+    char reason[160] = "";
+    grounding_status_t st = game_grounding_take(m->grounding, 0, &g, reason, sizeof reason);
+    if (st == GROUNDING_RUNNING) return;
+    game_grounding_free(m->grounding);
+    m->grounding = NULL;
+    if (st == GROUNDING_FAILED) {
+        if (log) fprintf(log, "ggp serve: staying with the rules engine: %s\n", reason);
+        return;
+    }
+    game_ctx_t *c = initial_ctx(g);
+    move_id_t *joint = xcalloc(m->n_roles, sizeof *joint);
+    bool ok = game_num_roles(g) == m->n_roles;
+    for (uint32_t k = 0; ok && k < m->n_history / m->n_roles; k++) {
+        for (uint32_t r = 0; ok && r < m->n_roles; r++) {
+            const char *mv = m->history[k * m->n_roles + r];
+            ok = game_move_from_text(c, r, mv, strlen(mv), &joint[r]);
+        }
+        if (ok) game_ctx_play(c, joint);
+    }
+    free(joint);
+    if (!ok) {
+        if (log) fprintf(log, "ggp serve: the propositional network disagrees with the rules engine; not used\n");
+        game_ctx_free(c);
+        game_free(g);
+        return;
+    }
+    m->old = xreallocarray(m->old, m->n_old + 1, sizeof *m->old);
+    m->old[m->n_old++] = m->cur;
+    m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->cfg->spec)};
+    if (log) fprintf(log, "ggp serve: switched to the propositional network after %u steps\n", m->n_history / m->n_roles);
 }
 
 /* Copy the diagnostics to the log and keep the first error as the reason. */
@@ -81,15 +167,32 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
         game_options_t opt = ec->game_options;
         opt.quiet = true;
         /* Grounding must not eat the start clock (gdl-protocol.md §5: READY
-         * is due before it ends): without an explicit budget, it gets 40%
-         * of the clock, at most the library's 10 s; past it the rules
-         * engine takes over, and the rest of the clock is metagaming. */
-        if (!opt.ground_ms) {
-            uint64_t ms = (uint64_t)start->start_clock * 400;
-            opt.ground_ms = ms < GDL_MIN_GROUND_MS ? GDL_MIN_GROUND_MS : ms > 10000 ? 10000 : ms;
+         * is due before it ends): START waits for it 40% of the clock at
+         * most (at most 10 s). With auto, grounding goes on in the
+         * background within its own budget while the rules engine plays,
+         * and the propnet is taken at a later PLAY; with propnet, the
+         * budget itself is that wait. */
+        uint64_t ms = (uint64_t)start->start_clock * 400;
+        uint64_t wait_ms = ms < GDL_MIN_GROUND_MS ? GDL_MIN_GROUND_MS : ms > 10000 ? 10000 : ms;
+        if (ec->start_wait_ms) wait_ms = ec->start_wait_ms == GDL_NO_WAIT ? 0 : ec->start_wait_ms;
+        if (opt.engine == ENGINE_AUTO) {
+            m->grounding = game_grounding_start(m->prog, &opt);
+            char reason[160];
+            grounding_status_t st = wait_ms ? game_grounding_take(m->grounding, wait_ms, &m->cur.game, reason, sizeof reason)
+                                            : GROUNDING_RUNNING;
+            if (st != GROUNDING_RUNNING) {
+                game_grounding_free(m->grounding);
+                m->grounding = NULL;
+            }
+            if (!m->cur.game) {
+                opt.engine = ENGINE_RULES;
+                m->cur.game = game_compile(m->prog, &opt, d);
+            }
+        } else {
+            if (!opt.ground_ms) opt.ground_ms = wait_ms;
+            m->cur.game = game_compile(m->prog, &opt, d);
         }
-        m->game = game_compile(m->prog, &opt, d);
-        if (!m->game) errors = d->errors ? d->errors : 1;
+        if (!m->cur.game) errors = d->errors ? d->errors : 1;
     }
     diag_capture_close(&dc);
     if (errors) {
@@ -99,7 +202,7 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
         return NULL;
     }
     free(dc.text);
-    int role = game_role_index(m->game, start->role);
+    int role = game_role_index(m->cur.game, start->role);
     if (role < 0) {
         snprintf(err, err_len, "'%.80s' is not a role of the game", start->role);
         if (log) fprintf(log, "ggp serve: %s\n", err);
@@ -107,14 +210,12 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
         return NULL;
     }
     m->role = (uint32_t)role;
-    m->n_roles = game_num_roles(m->game);
+    m->cfg = ec;
+    m->n_roles = game_num_roles(m->cur.game);
     m->joint = xcalloc(m->n_roles, sizeof *m->joint);
-    m->ctx = game_ctx_new(m->game);
-    game_state_t *st = game_state_new(m->game);
-    game_initial(m->ctx, st);
-    game_ctx_set_state(m->ctx, st);
-    game_state_free(st);
-    m->searcher = searcher_new(m->game, m->role, ec->spec);
+    m->cur.ctx = initial_ctx(m->cur.game);
+    m->cur.searcher = searcher_new(m->cur.game, m->role, ec->spec);
+    m->log = log;
     return m;
 }
 
@@ -125,45 +226,62 @@ static bool gdl_apply(engine_match_t *m, char *const *moves, uint32_t n, char *e
         return false;
     }
     for (uint32_t r = 0; r < n; r++) {
-        if (!game_move_from_text(m->ctx, r, moves[r], strlen(moves[r]), &m->joint[r])) {
-            snprintf(err, err_len, "'%.80s' is not a legal move of %s", moves[r], game_role_name(m->game, r));
+        if (!game_move_from_text(m->cur.ctx, r, moves[r], strlen(moves[r]), &m->joint[r])) {
+            snprintf(err, err_len, "'%.80s' is not a legal move of %s", moves[r], game_role_name(m->cur.game, r));
             return false;
         }
     }
-    game_ctx_play(m->ctx, m->joint);
+    game_ctx_play(m->cur.ctx, m->joint);
+    if (m->grounding) {
+        XVEC_RESERVE(&m->history, &m->cap_history, m->n_history + n);
+        for (uint32_t r = 0; r < n; r++) m->history[m->n_history++] = xstrdup(moves[r]);
+        take_propnet(m, m->log);
+    }
     return true;
 }
 
-static bool gdl_is_terminal(engine_match_t *m) { return game_is_terminal(m->ctx); }
+static bool gdl_is_terminal(engine_match_t *m) { return game_is_terminal(m->cur.ctx); }
 
-static int gdl_goal(engine_match_t *m) { return game_goal(m->ctx, m->role); }
+static int gdl_goal(engine_match_t *m) { return game_goal(m->cur.ctx, m->role); }
 
 static const char *gdl_random_move(engine_match_t *m, rng_t *rng)
 {
     const move_id_t *moves;
-    uint32_t n = game_legal(m->ctx, m->role, &moves);
+    uint32_t n = game_legal(m->cur.ctx, m->role, &moves);
     if (n == 0) return NULL;
-    return game_move_name(m->game, m->role, moves[rng_below(rng, n)], false);
+    return game_move_name(m->cur.game, m->role, moves[rng_below(rng, n)], false);
 }
 
 static void *gdl_snapshot(engine_match_t *m)
 {
-    game_state_t *s = game_state_new(m->game);
-    game_state_copy(m->game, s, game_ctx_state(m->ctx));
+    gdl_snap_t *s = xmalloc(sizeof *s);
+    s->game = m->cur.game;
+    s->searcher = m->cur.searcher;
+    s->state = game_state_new(m->cur.game);
+    game_state_copy(m->cur.game, s->state, game_ctx_state(m->cur.ctx));
     return s;
 }
 
-static void gdl_snapshot_free(engine_match_t *m, void *snap) { game_state_free(snap); }
+static void gdl_snapshot_free(engine_match_t *m, void *snap)
+{
+    (void)m;
+    gdl_snap_t *s = snap;
+    game_state_free(s->state);
+    free(s);
+}
 
 static const char *gdl_choose(engine_match_t *m, void *snap, deadline_t deadline, const atomic_bool *stop, char *info,
                               size_t info_len)
 {
+    const gdl_snap_t *s = snap;
     search_report_t rep = {0};
-    move_id_t mv = searcher_choose(m->searcher, snap, deadline, stop, &rep);
-    snprintf(info, info_len, "%llu playouts in %.3f s, value %.3f", (unsigned long long)rep.playouts, rep.seconds,
-             rep.value);
+    move_id_t mv = searcher_choose(s->searcher, s->state, deadline, stop, &rep);
+    game_stats_t gs;
+    game_get_stats(s->game, &gs);
+    snprintf(info, info_len, "%llu playouts in %.3f s, value %.3f, %s", (unsigned long long)rep.playouts, rep.seconds,
+             rep.value, gs.engine);
     if (mv == UINT32_MAX) return NULL;
-    return game_move_name(m->game, m->role, mv, false);
+    return game_move_name(s->game, m->role, mv, false);
 }
 
 void engine_gdl_init(engine_t *e, gdl_engine_config_t *cfg)

@@ -9,10 +9,17 @@
 
 typedef struct gdl_engine_config {
     const search_spec_t *spec;   /* the player spec; not owned */
-    /* Engine choice and grounding budget; ground_ms 0 = 40% of each
-     * START's start clock, capped at 10 s. */
+    /* Engine choice and grounding budget. START waits for grounding 40%
+     * of its start clock (at most 10 s); with auto, grounding goes on in
+     * the background within ground_ms (0: the library's default) and the
+     * propnet replaces the rules engine at the first PLAY after it is
+     * ready; with propnet, ground_ms 0 means that wait. */
     game_options_t game_options;
+    /* How long START waits for grounding instead (0: as above;
+     * GDL_NO_WAIT: not at all, the rules engine starts). */
+    uint64_t start_wait_ms;
 } gdl_engine_config_t;
+#define GDL_NO_WAIT UINT64_MAX
 
 /* Fill e with the GDL engine; cfg must outlive it. */
 void engine_gdl_init(engine_t *e, gdl_engine_config_t *cfg);

@@ -1,0 +1,139 @@
+/* test_engine_gdl.c - the match engine of `ggp serve` (player/proto/
+ * engine_gdl.h) with engine auto: when START does not wait for grounding,
+ * the match starts on the rules engine and changes to the propositional
+ * network at a PLAY once grounding is done, in the same state (the moves so
+ * far replayed), and keeps answering with legal moves; what searches report
+ * names the engine they ran on. */
+#include "testutil.h"
+
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/xalloc.h"
+#include "player/proto/engine_gdl.h"
+#include "player/proto/message.h"
+
+/* "(start ID ROLE (RULES) 10 1)" for a bundled game, parsed. */
+static void start_msg(const char *game, const char *role, ggp_msg_t *msg)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/games/%s.kif", GGP_SOURCE_DIR, game);
+    char *rules = tu_read_file(path);
+    assert_non_null(rules);
+    size_t n = strlen(rules) + 256;
+    char *body = xmalloc(n);
+    snprintf(body, n, "(start m1 %s (%s) 10 1)", role, rules);
+    char err[256];
+    if (!ggp_msg_parse(body, strlen(body), msg, err, sizeof err)) fail_msg("START does not parse: %s", err);
+    free(body);
+    free(rules);
+}
+
+/* Search briefly; the move must be legal now, and the info names the engine. */
+static const char *search_engine(const engine_t *e, engine_match_t *m, char *info, size_t len)
+{
+    void *snap = e->snapshot(m);
+    atomic_bool stop;
+    atomic_init(&stop, false);
+    const char *mv = e->choose(m, snap, deadline_in_ms(50), &stop, info, len);
+    e->snapshot_free(m, snap);
+    assert_non_null(mv);
+    return strstr(info, "propnet") ? "propnet" : strstr(info, "rules") ? "rules" : "?";
+}
+
+/* A match of tic-tac-toe as ROLE, engine auto, START not waiting. */
+typedef struct fixture {
+    search_spec_t *spec;
+    gdl_engine_config_t cfg;
+    engine_t e;
+    engine_match_t *m;
+} fixture_t;
+
+static void fixture_open(fixture_t *f, const char *role)
+{
+    char err[256];
+    f->spec = search_spec_parse("uct:seconds=0.05", err, sizeof err);
+    assert_non_null(f->spec);
+    f->cfg = (gdl_engine_config_t){.spec = f->spec, .game_options = {.engine = ENGINE_AUTO}, .start_wait_ms = GDL_NO_WAIT};
+    engine_gdl_init(&f->e, &f->cfg);
+    ggp_msg_t start;
+    start_msg("tictactoe", role, &start);
+    f->m = f->e.load(&f->cfg, &start, NULL, err, sizeof err);
+    ggp_msg_free(&start);
+    if (!f->m) fail_msg("START fails: %s", err);
+}
+
+static void fixture_close(fixture_t *f)
+{
+    f->e.free(f->m);
+    search_spec_free(f->spec);
+}
+
+static void test_auto_changes_to_the_propnet_at_a_play(void **state)
+{
+    (void)state;
+    char err[256];
+    fixture_t f;
+    fixture_open(&f, "xplayer");
+    const engine_t *ep = &f.e;
+    engine_match_t *m = f.m;
+
+    char info[256];
+    /* START did not wait: the rules engine answers first. */
+    assert_string_equal(search_engine(ep, m, info, sizeof info), "rules");
+    /* Give the background grounding of tic-tac-toe (milliseconds) time,
+     * then play: x takes 1 1 and 2 2, o takes 1 2 and 2 1. */
+    struct timespec ts = {0, 300000000};
+    nanosleep(&ts, NULL);
+    char *const plays[][2] = {{"(mark 1 1)", "noop"}, {"noop", "(mark 1 2)"}, {"(mark 2 2)", "noop"}, {"noop", "(mark 2 1)"}};
+    for (size_t k = 0; k < 4; k++) {
+        if (!ep->apply(m, plays[k], 2, err, sizeof err)) fail_msg("PLAY %zu refused: %s", k, err);
+        assert_string_equal(search_engine(ep, m, info, sizeof info), "propnet");
+    }
+    /* The propnet is in the same state: x is to move (o's move is
+     * refused), and (mark 3 3) wins for x. */
+    assert_false(ep->is_terminal(m));
+    char *const o_move[2] = {"noop", "(mark 3 1)"};
+    assert_false(ep->apply(m, o_move, 2, err, sizeof err));
+    char *const win[2] = {"(mark 3 3)", "noop"};
+    if (!ep->apply(m, win, 2, err, sizeof err)) fail_msg("winning move refused: %s", err);
+    assert_true(ep->is_terminal(m));
+    assert_int_equal(ep->goal(m), 100);
+    fixture_close(&f);
+}
+
+/* A move that is not legal is refused by either engine, and the history
+ * that the propnet replays holds only accepted moves. */
+static void test_refused_moves_are_not_replayed(void **state)
+{
+    (void)state;
+    char err[256];
+    fixture_t f;
+    fixture_open(&f, "oplayer");
+    const engine_t *ep = &f.e;
+    engine_match_t *m = f.m;
+    char *const bad[2] = {"(mark 9 9)", "noop"};
+    assert_false(ep->apply(m, bad, 2, err, sizeof err));
+    assert_non_null(strstr(err, "not a legal move"));
+    char *const good[2] = {"(mark 2 2)", "noop"};
+    assert_true(ep->apply(m, good, 2, err, sizeof err));
+    struct timespec ts = {0, 200000000};
+    nanosleep(&ts, NULL);
+    char *const next[2] = {"noop", "(mark 1 1)"};
+    assert_true(ep->apply(m, next, 2, err, sizeof err));
+    char info[256];
+    assert_string_equal(search_engine(ep, m, info, sizeof info), "propnet");
+    /* (mark 2 2) and (mark 1 1) are taken on the engine in use now */
+    char *const taken[2] = {"(mark 2 2)", "noop"};
+    assert_false(ep->apply(m, taken, 2, err, sizeof err));
+    fixture_close(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_auto_changes_to_the_propnet_at_a_play),
+        cmocka_unit_test(test_refused_moves_are_not_replayed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
