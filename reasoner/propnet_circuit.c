@@ -752,6 +752,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     if (raw_late(raw) || !b_factor(&b, outs, n_outs, raw)) goto late;
     if (!b_simplify_all(&b, raw)) goto late;
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
+    if (raw_late(raw)) goto late;
     b_flatten(&b, outs, n_outs);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
