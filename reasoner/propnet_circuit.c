@@ -18,14 +18,19 @@
 enum { K_TRUE, K_IN, K_AND, K_OR };
 /* Node flags: has outputs, fan-out, several outputs, mutex tables, member
  * of a mutex group, outputs to a legal summary, cyclic groups or tables. */
-enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 7 };
+enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 8 };
 
-/* What a flip of a node touches, packed in 16 bytes for the hot loop. */
+/* What a flip of a node touches, packed for the hot loop. The counter
+ * edges are the target gates, those that read the node as it is first,
+ * then those that read its negation: a flip adds the same +1 or -1 to
+ * every gate of a run, so the loop neither decodes nor branches on the
+ * polarity of each edge (speedChess: 15 instructions per edge were 8). */
 typedef struct pn_node {
-    uint32_t fan;   /* counter edges [fan, fan + n_cnt), then the groups to mark */
-    uint32_t n_cnt;
-    uint32_t grp_fl; /* number of groups << FL_SHIFT | FL_* */
-    uint32_t out;   /* the output entry, or (FL_MULTI) where in mouts: count, entries */
+    /* Counter edges (in cedge): [fan, mid) positive, [mid, the next node's
+     * fan) negated; 16 bytes, so that speedChess's nodes fit in L2. */
+    uint32_t fan, mid;
+    uint32_t out; /* the output's word, or (FL_MULTI) where in mouts: count, entries */
+    uint32_t fl;  /* FL_* | the output's bit in its word << FL_SHIFT */
 } pn_node_t;
 
 /* ------------------------------------------------------------ building */
@@ -475,6 +480,68 @@ static bool b_factor(bld_t *b, const uint32_t *outs, uint32_t n_outs, const pn_r
     return ok;
 }
 
+/* Flatten a gate into its only reader when both are of one kind and the
+ * reader reads it as it is: u = v or a with v = b or c (v read by u alone,
+ * no output) becomes u = b or a or c. The edges stay as many (less one),
+ * and a change of b reaches u without v flipping and being popped on the
+ * way (Breakthrough's "next cell" ORs over the moves into the cell). A
+ * cycle through u and v becomes a self-loop of u, which simplification
+ * reads as the least fixpoint, as before. Gates in post-order, so that v
+ * is flat when u takes its inputs; only the gates changed are simplified
+ * again (a pass over all costs seconds on a network of millions). */
+static void b_flatten(bld_t *b, const uint32_t *outs, uint32_t n_outs)
+{
+    uint32_t *ref = b_refcounts(b, outs, n_outs);
+    uint8_t *is_out = xcalloc(b->n ? b->n : 1, 1);
+    for (uint32_t j = 0; j < n_outs; j++) is_out[b_res(b, outs[j]) >> 1] = 1;
+    bool cyclic;
+    uint32_t *order = b_postorder(b, &cyclic), n = b->n;
+    uint32_t *lits = NULL, cap = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t u = order[k];
+        bnode_t *x = &b->nd[u];
+        if (b->alias[u] != NONE || (x->kind != K_AND && x->kind != K_OR)) continue;
+        bool any = false;
+        for (uint32_t j = 0; j < x->n && !any; j++) {
+            uint32_t l = b_res(b, x->in[j]), v = l >> 1;
+            any = !(l & 1) && v != u && b->alias[v] == NONE && b->nd[v].kind == x->kind && ref[v] == 1 && !is_out[v];
+        }
+        if (!any) continue;
+        /* An OR of inputs only stays as it is: those may become universe
+         * gates (below), which count moves, not flips of ORs. */
+        bool all_in = x->kind == K_OR;
+        for (uint32_t j = 0; j < x->n && all_in; j++) {
+            uint32_t l = b_res(b, x->in[j]), v = l >> 1;
+            if (l & 1) all_in = false;
+            else if (b->nd[v].kind == K_OR && b->alias[v] == NONE && ref[v] == 1 && !is_out[v])
+                for (uint32_t q = 0; q < b->nd[v].n && all_in; q++)
+                    all_in = b->nd[b_res(b, b->nd[v].in[q]) >> 1].kind == K_IN;
+            else all_in = b->nd[v].kind == K_IN;
+        }
+        if (all_in) continue;
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < x->n; j++) {
+            uint32_t l = b_res(b, x->in[j]), v = l >> 1;
+            if (!(l & 1) && v != u && b->alias[v] == NONE && b->nd[v].kind == x->kind && ref[v] == 1 && !is_out[v]) {
+                XVEC_RESERVE(&lits, &cap, m + b->nd[v].n);
+                for (uint32_t q = 0; q < b->nd[v].n; q++) lits[m++] = b_res(b, b->nd[v].in[q]);
+                b->nd[v].n = 0; /* dead: its only reader took its inputs */
+                ref[v] = 0;
+            } else {
+                XVEC_RESERVE(&lits, &cap, m + 1);
+                lits[m++] = l;
+            }
+        }
+        x->n = 0;
+        for (uint32_t j = 0; j < m; j++) b_add(b, u, lits[j]);
+        b_simplify(b, u); /* duplicates, constants, a self-loop */
+    }
+    free(lits);
+    free(order);
+    free(is_out);
+    free(ref);
+}
+
 /* The literals a gate's every instance shares (for legal gating): an AND's
  * inputs, or the inputs common to every AND of an OR. Returns a malloc'd
  * sorted list (count in *n), or NULL. */
@@ -545,6 +612,7 @@ struct pn_circuit {
     uint8_t *kind;
     uint32_t *in_off, *in;       /* inputs of each gate (new literals) */
     uint32_t *fan_off, *grp_off, *int_off, *fan;
+    uint32_t *cedge;             /* the counter edges, node after node (pn_node_t) */
     uint32_t *group;             /* per node: its cyclic group or NONE */
     uint8_t *in_u;               /* per node: a does input of the universe */
     uint8_t *lazy;               /* per node: read by goals only, evaluated on demand */
@@ -683,6 +751,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     }
     if (raw_late(raw) || !b_factor(&b, outs, n_outs, raw)) goto late;
     if (!b_simplify_all(&b, raw)) goto late;
+    for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
+    if (raw_late(raw)) goto late;
+    b_flatten(&b, outs, n_outs);
     for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
 
     /* Live nodes: those an output reads, plus the inputs. The ones that
@@ -1216,7 +1287,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         c->has_out[v] = (uint8_t)((c->out_off[v] != c->out_off[v + 1] ? FL_OUT : 0) |
                                   (c->fan_off[v] != c->int_off[v] ? FL_FAN : 0) |
                                   (c->mux_off[v] != c->mux_off[v + 1] ? FL_FAN | FL_MUX : 0));
-    c->node = xmalloc((nn ? nn : 1) * sizeof *c->node);
+    c->node = xmalloc((nn + 1) * sizeof *c->node);
+    c->cedge = xmalloc((c->fan_off[nn] ? c->fan_off[nn] : 1) * sizeof *c->cedge);
+    uint32_t n_ce = 0;
     uint32_t n_m = 0;
     for (uint32_t v = 0; v < nn; v++)
         if (c->out_off[v + 1] != c->out_off[v]) n_m += 1 + c->out_off[v + 1] - c->out_off[v];
@@ -1232,9 +1305,20 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
                 if (pw >= c->lw_off[r] && pw < c->lw_off[r + 1] && c->lw_off[r + 1] - c->lw_off[r] >= PN_LSUM_MIN)
                     fl |= FL_LSUM, c->has_lsum = true;
         }
-        d->fan = c->fan_off[v];
-        d->n_cnt = c->grp_off[v] - c->fan_off[v];
-        d->out = no ? c->outs[c->out_off[v]] : 0;
+        d->fan = n_ce;
+        {
+            /* Positive edges first, as plain gate ids (see pn_node_t). */
+            const uint32_t *e = c->fan + c->fan_off[v];
+            uint32_t ne = c->grp_off[v] - c->fan_off[v], np2 = 0;
+            for (uint32_t q = 0; q < ne; q++)
+                if (!(e[q] & 1)) np2++;
+            uint32_t ip = n_ce, in = n_ce + np2;
+            for (uint32_t q = 0; q < ne; q++) c->cedge[e[q] & 1 ? in++ : ip++] = e[q] >> 1;
+            d->mid = n_ce + np2;
+            n_ce += ne;
+        }
+        d->out = no ? c->outs[c->out_off[v]] >> 5 : 0;
+        uint32_t bit = no ? c->outs[c->out_off[v]] & 31 : 0;
         /* A node with a legal move of a summarised role takes the slow path
          * (several outputs), where toggles also mark the summary. */
         if (no > 1 || (fl & FL_LSUM)) {
@@ -1244,8 +1328,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             for (uint32_t o = c->out_off[v]; o < c->out_off[v + 1]; o++) c->mouts[n_m++] = c->outs[o];
         }
         if (c->int_off[v] != c->grp_off[v] || (fl & FL_MUX)) fl |= FL_SLOW;
-        d->grp_fl = (c->int_off[v] - c->grp_off[v]) << FL_SHIFT | fl;
+        d->fl = bit << FL_SHIFT | fl;
     }
+    c->node[nn] = (pn_node_t){.fan = n_ce, .mid = n_ce};
 
     free(newid);
     free(old_of);
@@ -1293,6 +1378,7 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->base_node);
     free(c->has_out);
     free(c->node);
+    free(c->cedge);
     free(c->mouts);
     free(c->out_off);
     free(c->outs);
@@ -1338,15 +1424,18 @@ void pn_circuit_free(pn_circuit_t *c)
 typedef struct pn_snap {
     bool ok;
     uint64_t used;
-    uint8_t *val;
     int32_t *cnt;
     uint32_t *bits, *applied, *last_does, *act;
 } pn_snap_t;
 
 struct pn_run {
     const pn_circuit_t *c;
-    uint8_t *val;
+    const pn_node_t *node; /* c->node, one load less per flip */
+    /* Per node: a gate's counter, an input's value (1 or 0); the node's
+     * value is cnt > 0 (no array of values to keep in step: a flip writes
+     * one line less, a snapshot copies less). */
     int32_t *cnt;
+    uint8_t *gold; /* a cyclic group's values before its recount */
     uint32_t *stack, n_stack, cap_stack;
     uint32_t *queue; /* cyclic recompute */
     uint64_t *pending;
@@ -1362,7 +1451,7 @@ struct pn_run {
     uint8_t *tflag;
     move_id_t **legal;
     uint32_t *n_legal;
-    uint8_t *legal_ok;
+    uint32_t *legal_gen, gen; /* a role's list holds for the state of generation gen */
     bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
     pn_snap_t snap[PN_SNAPS];
     uint64_t tick;
@@ -1375,9 +1464,8 @@ static inline void run_toggle(pn_run_t *x, uint32_t e)
 
 static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
 {
-    const pn_node_t *d = &x->c->node[v];
-    x->val[v] = (uint8_t)nv;
-    uint32_t fl = d->grp_fl;
+    const pn_node_t *d = &x->node[v];
+    uint32_t fl = d->fl;
     if (fl & FL_FAN) {
         if (__builtin_expect(x->n_stack == x->cap_stack, 0)) {
             x->cap_stack *= 2;
@@ -1387,13 +1475,62 @@ static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
     }
     if (fl & FL_OUT) {
         if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            run_toggle(x, d->out);
+            x->bits[d->out] ^= 1u << (fl >> FL_SHIFT);
         } else {
+            /* A node with a move of a summarised role marks the word pairs
+             * it toggles (they may be nonzero); the others need not. */
             const uint32_t *m = x->c->mouts + d->out;
-            for (uint32_t o = 1; o <= m[0]; o++) {
-                run_toggle(x, m[o]);
-                x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31); /* its word pair may be nonzero */
-            }
+            if (fl & FL_LSUM)
+                for (uint32_t o = 1; o <= m[0]; o++) {
+                    run_toggle(x, m[o]);
+                    x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
+                }
+            else
+                for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
+        }
+    }
+}
+
+/* The same for the propagation loop, on local copies of the running
+ * state: a store to a counter may alias x's fields (int32_t and uint32_t
+ * alias), so a flip that reads these through x reloads them all. */
+typedef struct run_hot {
+    const pn_node_t *node;
+    const uint32_t *mouts;
+    uint32_t *bits, *lsum, *stack;
+    uint32_t n_stack, cap;
+} run_hot_t;
+
+static __attribute__((noinline)) uint32_t *run_grow(pn_run_t *x)
+{
+    x->cap_stack *= 2;
+    x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
+    return x->stack;
+}
+
+static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
+{
+    const pn_node_t *d = &h->node[v];
+    uint32_t fl = d->fl;
+    if (fl & FL_FAN) {
+        if (__builtin_expect(h->n_stack == h->cap, 0)) {
+            h->stack = run_grow(x);
+            h->cap = x->cap_stack;
+        }
+        h->stack[h->n_stack++] = v << 1 | nv;
+    }
+    if (fl & FL_OUT) {
+        if (__builtin_expect(!(fl & FL_MULTI), 1)) {
+            h->bits[d->out] ^= 1u << (fl >> FL_SHIFT);
+        } else {
+            const uint32_t *m = h->mouts + d->out;
+            if (fl & FL_LSUM)
+                for (uint32_t o = 1; o <= m[0]; o++) {
+                    h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
+                    h->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
+                }
+            else
+                for (uint32_t o = 1; o <= m[0]; o++) h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
         }
     }
 }
@@ -1407,7 +1544,7 @@ static int32_t run_count(const pn_run_t *x, uint32_t v, uint32_t glo, uint32_t g
     for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
         uint32_t l = c->in[j], p = l >> 1;
         if (p >= glo && p < ghi) continue;
-        n += (x->val[p] ^ (l & 1)) & 1;
+        n += ((uint32_t)(x->cnt[p] > 0) ^ l) & 1;
     }
     return c->kind[v] == K_AND ? n - (int32_t)(c->in_off[v + 1] - c->in_off[v]) + 1 : n;
 }
@@ -1432,53 +1569,80 @@ static void run_group_fix(pn_run_t *x, uint32_t gi)
     }
 }
 
+/* A popped node's rare work (cyclic groups to mark, mutex tables), out of
+ * the hot loop so that the loop keeps fewer values live. fe: the node's
+ * group list. */
+static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e)
+{
+    const pn_circuit_t *c = x->c;
+    int32_t *cnt = x->cnt;
+    uint32_t p = e >> 1, v = e & 1, fl = c->node[p].fl;
+    for (uint32_t k = c->grp_off[p]; k < c->int_off[p]; k++) {
+        uint32_t gi = c->fan[k];
+        x->pending[gi >> 6] |= 1ULL << (gi & 63);
+    }
+    if (fl & FL_MUX) {
+        for (uint32_t k = c->mux_off[p]; k < c->mux_off[p + 1]; k++) {
+            uint32_t a = x->act[c->mux[2 * k]];
+            if (a == NONE) continue;
+            const uint32_t *t = c->mtab + c->mux[2 * k + 1] + a;
+            for (uint32_t q = t[0]; q < t[1]; q++) {
+                uint32_t ed = c->medge[q], tg = ed >> 1, up = (v ^ ed) & 1;
+                int32_t nc = cnt[tg] + (int32_t)(up << 1) - 1;
+                cnt[tg] = nc;
+                if (nc == (int32_t)up) run_flip(x, tg, up);
+            }
+        }
+    }
+}
+
 static void run_propagate(pn_run_t *x)
 {
     const pn_circuit_t *c = x->c;
-    const uint32_t *fan = c->fan;
+    const uint32_t *cedge = c->cedge;
     const pn_node_t *node = c->node;
     int32_t *cnt = x->cnt;
     for (;;) {
-        while (x->n_stack) {
-            uint32_t e = x->stack[--x->n_stack], p = e >> 1, v = e & 1;
-            const pn_node_t *d = &node[p];
-            const uint32_t *f = fan + d->fan, *fe = f + d->n_cnt;
-            for (; f < fe; f++) {
-                /* +1 when the input's literal became true, else -1; the
-                 * gate flips when its counter crosses 0/1. */
-                uint32_t ed = *f, t = ed >> 1, up = (v ^ ed) & 1;
-                int32_t nc = cnt[t] + (int32_t)(up << 1) - 1;
-                cnt[t] = nc;
-                if (nc == (int32_t)up) run_flip(x, t, up);
+        run_hot_t h = {node, c->mouts, x->bits, x->lsum, x->stack, x->n_stack, x->cap_stack};
+        while (h.n_stack) {
+            uint32_t e = h.stack[--h.n_stack];
+            const pn_node_t *d = &node[e >> 1];
+            /* The rare work first (the order of a node's events does not
+             * change the counters they leave). */
+            if (__builtin_expect(d->fl & FL_SLOW, 0)) {
+                x->n_stack = h.n_stack;
+                run_slow(x, e);
+                h.stack = x->stack;
+                h.n_stack = x->n_stack;
+                h.cap = x->cap_stack;
             }
-            if (__builtin_expect(!(d->grp_fl & FL_SLOW), 1)) continue;
-            for (uint32_t k = 0, ng = d->grp_fl >> FL_SHIFT; k < ng; k++) {
-                uint32_t gi = fe[k];
-                x->pending[gi >> 6] |= 1ULL << (gi & 63);
-            }
-            if (d->grp_fl & FL_MUX) {
-                for (uint32_t k = c->mux_off[p]; k < c->mux_off[p + 1]; k++) {
-                    uint32_t a = x->act[c->mux[2 * k]];
-                    if (a == NONE) continue;
-                    const uint32_t *t = c->mtab + c->mux[2 * k + 1] + a;
-                    for (uint32_t q = t[0]; q < t[1]; q++) {
-                        uint32_t ed = c->medge[q], tg = ed >> 1, up = (v ^ ed) & 1;
-                        int32_t nc = cnt[tg] + (int32_t)(up << 1) - 1;
-                        cnt[tg] = nc;
-                        if (nc == (int32_t)up) run_flip(x, tg, up);
-                    }
-                }
+            /* +1 to the gates whose input literal became true, -1 to the
+             * others; a gate flips when its counter crosses 0/1. */
+            const uint32_t *f = cedge + d->fan, *fm = cedge + d->mid, *fe = cedge + d[1].fan;
+            if (e & 1) {
+                for (; f < fm; f++)
+                    if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
+                for (; f < fe; f++)
+                    if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
+            } else {
+                for (; f < fm; f++)
+                    if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
+                for (; f < fe; f++)
+                    if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
             }
         }
+        x->n_stack = 0;
         uint32_t w = 0;
         while (w < x->n_pwords && !x->pending[w]) w++;
         if (w == x->n_pwords) return;
         uint32_t gi = w * 64 + (uint32_t)__builtin_ctzll(x->pending[w]);
         x->pending[w] &= x->pending[w] - 1;
+        uint32_t lo = c->group_lo[gi], hi = c->group_hi[gi];
+        for (uint32_t v = lo; v < hi; v++) x->gold[v - lo] = x->cnt[v] > 0;
         run_group_fix(x, gi);
-        for (uint32_t v = c->group_lo[gi]; v < c->group_hi[gi]; v++) {
+        for (uint32_t v = lo; v < hi; v++) {
             uint32_t now = x->cnt[v] > 0;
-            if (now != x->val[v]) run_flip(x, v, now);
+            if (now != x->gold[v - lo]) run_flip(x, v, now);
         }
     }
 }
@@ -1495,7 +1659,7 @@ static void run_mux_on(pn_run_t *x, uint32_t s)
     const pn_circuit_t *c = x->c;
     for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
         uint32_t o = c->gd_lit[k];
-        x->cnt[c->gd[k]] = o != NONE ? (int32_t)((x->val[o >> 1] ^ o) & 1) : run_count(x, c->gd[k], 0, 0);
+        x->cnt[c->gd[k]] = o != NONE ? (int32_t)(((uint32_t)(x->cnt[o >> 1] > 0) ^ o) & 1) : run_count(x, c->gd[k], 0, 0);
     }
     for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++)
         if (x->cnt[c->gd[k]] > 0) run_flip(x, c->gd[k], 1);
@@ -1506,8 +1670,9 @@ static void run_mux_off(pn_run_t *x, uint32_t s)
     const pn_circuit_t *c = x->c;
     for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
         uint32_t v = c->gd[k];
-        if (x->val[v]) run_flip(x, v, 0);
+        bool on = x->cnt[v] > 0;
         x->cnt[v] = MUX_DEAD;
+        if (on) run_flip(x, v, 0);
     }
 }
 
@@ -1515,8 +1680,14 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
 {
     pn_run_t *x = xcalloc(1, sizeof *x);
     x->c = c;
+    x->node = c->node;
     uint32_t nn = c->n_nodes;
-    x->val = xcalloc(nn, 1);
+    {
+        uint32_t gmax = 1;
+        for (uint32_t gi = 0; gi < c->n_groups; gi++)
+            if (c->group_hi[gi] - c->group_lo[gi] > gmax) gmax = c->group_hi[gi] - c->group_lo[gi];
+        x->gold = xmalloc(gmax);
+    }
     x->cnt = xcalloc(nn, sizeof *x->cnt);
     x->cap_stack = 2 * nn + 16;
     x->stack = xmalloc(x->cap_stack * sizeof *x->stack);
@@ -1532,7 +1703,8 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     memset(x->last_does, 0xff, nr * sizeof *x->last_does);
     x->legal = xcalloc(nr, sizeof *x->legal);
     x->n_legal = xcalloc(nr, sizeof *x->n_legal);
-    x->legal_ok = xcalloc(nr, 1);
+    x->legal_gen = xcalloc(nr, sizeof *x->legal_gen);
+    x->gen = 1;
     for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
     x->act = xmalloc((c->n_mg + 1) * sizeof *x->act);
     memset(x->act, 0xff, (c->n_mg + 1) * sizeof *x->act);
@@ -1540,7 +1712,7 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
     x->tflag = xcalloc(c->n_mg + 1, 1);
     x->cand = xmalloc((c->n_mg + 1) * sizeof *x->cand);
     /* Every input false: evaluate in order (ids are topological). */
-    x->val[0] = 1;
+    x->cnt[0] = 1;
     for (uint32_t v = 1; v < nn;) {
         if (c->kind[v] != K_AND && c->kind[v] != K_OR) {
             v++;
@@ -1549,17 +1721,15 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
         if (c->group[v] != NONE) {
             uint32_t gi = c->group[v];
             run_group_fix(x, gi);
-            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
             v = c->group_hi[gi];
             continue;
         }
         x->cnt[v] = run_count(x, v, 0, 0);
-        x->val[v] = x->cnt[v] > 0;
         v++;
     }
     /* No member is on: every guarded gate is dead (and false). */
     for (uint32_t k = 0; k < c->gd_off[nn]; k++) x->cnt[c->gd[k]] = MUX_DEAD;
-#define LITVAL(l) ((x->val[(l) >> 1] ^ (l)) & 1)
+#define LITVAL(l) (((uint32_t)(x->cnt[(l) >> 1] > 0) ^ (l)) & 1)
     for (uint32_t i = 0; i < c->n_next; i++)
         if (LITVAL(c->next_lit[i])) x->next_bits[c->next_bit[i] >> 5] |= 1u << (c->next_bit[i] & 31);
     for (uint32_t r = 0; r < c->n_roles; r++)
@@ -1578,9 +1748,8 @@ void pn_run_free(pn_run_t *x)
     for (uint32_t r = 0; r < x->c->n_roles; r++) free(x->legal[r]);
     free(x->legal);
     free(x->n_legal);
-    free(x->legal_ok);
+    free(x->legal_gen);
     for (uint32_t k = 0; k < PN_SNAPS; k++) {
-        free(x->snap[k].val);
         free(x->snap[k].cnt);
         free(x->snap[k].bits);
         free(x->snap[k].applied);
@@ -1592,7 +1761,7 @@ void pn_run_free(pn_run_t *x)
     free(x->tflag);
     free(x->cand);
     free(x->last_does);
-    free(x->val);
+    free(x->gold);
     free(x->cnt);
     free(x->stack);
     free(x->queue);
@@ -1603,14 +1772,13 @@ void pn_run_free(pn_run_t *x)
     free(x);
 }
 
-static void snap_copy(const pn_run_t *x, uint8_t *val, int32_t *cnt, uint32_t *bits, uint32_t *applied,
-                      uint32_t *last_does, uint32_t *act, const uint8_t *val_s, const int32_t *cnt_s,
+static void snap_copy(const pn_run_t *x, int32_t *cnt, uint32_t *bits, uint32_t *applied,
+                      uint32_t *last_does, uint32_t *act, const int32_t *cnt_s,
                       const uint32_t *bits_s, const uint32_t *applied_s, const uint32_t *last_does_s,
                       const uint32_t *act_s)
 {
     const pn_circuit_t *c = x->c;
     if (c->n_mg) memcpy(act, act_s, c->n_mg * sizeof *act);
-    memcpy(val, val_s, c->n_nodes);
     memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
     memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
     memcpy(applied, applied_s, c->n_words * sizeof *applied);
@@ -1627,7 +1795,10 @@ static void run_apply(pn_run_t *x, const uint32_t *bits)
             uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
             diff &= diff - 1;
             uint32_t v = c->base_node[bt];
-            if (v != NONE) run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
+            if (v == NONE) continue;
+            uint32_t nv = (bits[w] >> (bt & 31)) & 1;
+            x->cnt[v] = (int32_t)nv;
+            run_flip(x, v, nv);
         }
         x->applied[w] = bits[w];
     }
@@ -1645,15 +1816,17 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
             diff &= diff - 1;
             uint32_t v = c->base_node[bt];
             if (v == NONE) continue;
-            run_flip(x, v, (bits[w] >> (bt & 31)) & 1);
-            if (c->node[v].grp_fl & FL_MEMBER) {
+            uint32_t nv = (bits[w] >> (bt & 31)) & 1;
+            x->cnt[v] = (int32_t)nv;
+            run_flip(x, v, nv);
+            if (c->node[v].fl & FL_MEMBER) {
                 uint32_t g = c->mgroup[v];
                 if (!x->tflag[g]) {
                     x->tflag[g] = 1;
                     x->touched[x->n_touched++] = g;
                     x->cand[g] = NONE;
                 }
-                if (x->val[v]) x->cand[g] = c->midx[v]; /* the member that came on */
+                if (x->cnt[v] > 0) x->cand[g] = c->midx[v]; /* the member that came on */
             }
         }
         x->applied[w] = bits[w];
@@ -1662,7 +1835,7 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
      * on wakes once the rest is settled (its gates read settled inputs). */
     for (uint32_t k = 0; k < x->n_touched; k++) {
         uint32_t g = x->touched[k], a = x->act[g];
-        if (a != NONE && !x->val[c->mg_mem[c->mg_off[g] + a]]) {
+        if (a != NONE && x->cnt[c->mg_mem[c->mg_off[g] + a]] <= 0) {
             run_mux_off(x, c->mg_mem[c->mg_off[g] + a]);
             x->act[g] = NONE;
         }
@@ -1674,13 +1847,23 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
             x->tflag[g] = 0;
             if (x->act[g] != NONE) continue;
             uint32_t m = x->cand[g];
-            if (m != NONE && x->val[c->mg_mem[c->mg_off[g] + m]]) {
+            if (m != NONE && x->cnt[c->mg_mem[c->mg_off[g] + m]] > 0) {
                 x->act[g] = m;
                 run_mux_on(x, c->mg_mem[c->mg_off[g] + m]);
             }
         }
         x->n_touched = 0;
         run_propagate(x);
+    }
+}
+
+/* A new state: the legal lists made so far are stale (a counter rather
+ * than a memset per state; on wrapping, every list is marked stale). */
+static inline void run_new_gen(pn_run_t *x)
+{
+    if (__builtin_expect(++x->gen == 0, 0)) {
+        memset(x->legal_gen, 0, x->c->n_roles * sizeof *x->legal_gen);
+        x->gen = 1;
     }
 }
 
@@ -1692,11 +1875,11 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
         for (uint32_t k = 0; k < PN_SNAPS; k++) {
             pn_snap_t *s = &x->snap[k];
             if (!s->ok || memcmp(s->applied, bits, wb)) continue;
-            snap_copy(x, x->val, x->cnt, x->bits, x->applied, x->last_does, x->act, s->val, s->cnt, s->bits,
+            snap_copy(x, x->cnt, x->bits, x->applied, x->last_does, x->act, s->cnt, s->bits,
                       s->applied, s->last_does, s->act);
             if (c->has_lsum) memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
             s->used = ++x->tick;
-            memset(x->legal_ok, 0, c->n_roles);
+            run_new_gen(x);
             x->lazy_ok = false;
             return;
         }
@@ -1705,21 +1888,20 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
     }
     if (c->gd_off[c->n_nodes]) run_apply_mux(x, bits);
     else run_apply(x, bits);
-    memset(x->legal_ok, 0, c->n_roles);
+    run_new_gen(x);
     x->lazy_ok = false;
     if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
         pn_snap_t *s = &x->snap[0];
         for (uint32_t k = 1; k < PN_SNAPS; k++)
             if (!x->snap[k].ok || (s->ok && x->snap[k].used < s->used)) s = &x->snap[k];
-        if (!s->val) {
-            s->val = xmalloc(c->n_nodes ? c->n_nodes : 1);
+        if (!s->cnt) {
             s->cnt = xmalloc((c->n_nodes ? c->n_nodes : 1) * sizeof *s->cnt);
             s->bits = xmalloc((c->n_words + 2 * c->n_lwords + 1) * sizeof *s->bits);
             s->applied = xmalloc((c->n_words + 1) * sizeof *s->applied);
             s->last_does = xmalloc((c->n_roles + 1) * sizeof *s->last_does);
             s->act = xmalloc((c->n_mg + 1) * sizeof *s->act);
         }
-        snap_copy(x, s->val, s->cnt, s->bits, s->applied, s->last_does, s->act, x->val, x->cnt, x->bits,
+        snap_copy(x, s->cnt, s->bits, s->applied, s->last_does, s->act, x->cnt, x->bits,
                   x->applied, x->last_does, x->act);
         s->ok = true;
         s->used = ++x->tick;
@@ -1735,12 +1917,10 @@ static void run_lazy(pn_run_t *x)
         if (c->group[v] != NONE) {
             uint32_t gi = c->group[v];
             run_group_fix(x, gi);
-            for (uint32_t u = c->group_lo[gi]; u < c->group_hi[gi]; u++) x->val[u] = x->cnt[u] > 0;
             k += c->group_hi[gi] - c->group_lo[gi];
             continue;
         }
         x->cnt[v] = run_count(x, v, 0, 0);
-        x->val[v] = x->cnt[v] > 0;
         k++;
     }
     x->lazy_ok = true;
@@ -1757,7 +1937,7 @@ bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k)
 uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
 {
     const pn_circuit_t *c = x->c;
-    if (!x->legal_ok[role]) {
+    if (x->legal_gen[role] != x->gen) {
         uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
         uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
         /* A few word pairs (legal, legal under the gate) are read as they
@@ -1765,12 +1945,13 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
          * (those found empty are unmarked). */
         uint32_t n = 0, hi = lo + nw;
         move_id_t *out = x->legal[role];
-        for (uint32_t pw = lo; nw < PN_LSUM_MIN && pw < hi; pw++) {
-            uint32_t bits = x->bits[2 * pw] | (x->bits[2 * pw + 1] & mask), base = (pw - lo) * 32;
-            while (bits) {
-                out[n++] = base + (uint32_t)__builtin_ctz(bits);
-                bits &= bits - 1;
-            }
+        if (nw < PN_LSUM_MIN) {
+            const uint32_t *pb = x->bits + 2 * lo, *pe = x->bits + 2 * hi;
+            move_id_t *o = out;
+            for (uint32_t base = 0; pb < pe; pb += 2, base += 32)
+                for (uint32_t bits = pb[0] | (pb[1] & mask); bits; bits &= bits - 1)
+                    *o++ = base + (uint32_t)__builtin_ctz(bits);
+            n = (uint32_t)(o - out);
         }
         for (uint32_t sw = lo >> 5; nw >= PN_LSUM_MIN && sw < (hi + 31) >> 5; sw++) {
             uint32_t m = x->lsum[sw];
@@ -1792,7 +1973,7 @@ uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
             }
         }
         x->n_legal[role] = n;
-        x->legal_ok[role] = 1;
+        x->legal_gen[role] = x->gen;
     }
     *moves = x->legal[role];
     return x->n_legal[role];
@@ -1808,6 +1989,7 @@ void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
         uint32_t v = c->does_node[r][joint[r]], o = x->last_does[r];
         if (o != v && o != NONE) {
             du -= c->in_u[o];
+            x->cnt[o] = 0;
             run_flip(x, o, 0);
         }
     }
@@ -1815,6 +1997,7 @@ void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
         uint32_t v = c->does_node[r][joint[r]];
         if (x->last_does[r] != v && v != NONE) {
             du += c->in_u[v];
+            x->cnt[v] = 1;
             run_flip(x, v, 1);
         }
         x->last_does[r] = v;

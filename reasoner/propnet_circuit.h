@@ -9,13 +9,16 @@
  * constants are folded, one-input gates become wires, gates that no output
  * reads are dropped, equal gates are merged, a literal shared by many
  * instances of one OR is factored out (the frame rules' "true(c) and some
- * move that leaves c alone" become one AND per cell), and the literal that
+ * move that leaves c alone" become one AND per cell), a gate that only one
+ * gate of its kind reads is flattened into it, and the literal that
  * most legal moves of a role share (whose turn it is) becomes a gate read at
  * query time instead of a fan-out to every move.
  *
  * Running: a gate keeps a counter whose sign is its value (an AND of n
- * inputs starts at 1 - n, an OR at 0; a satisfied input adds 1), so a flip
- * of an input costs one add per fan-out and a test against 0/1. Gates of
+ * inputs starts at 1 - n, an OR at 0; a satisfied input adds 1; an
+ * input's counter is its value), so a flip of an input costs one add per
+ * fan-out and a test against 0/1; a node's fan-out is split into the gates
+ * that read it as it is and those that read its negation. Gates of
  * cyclic components (Hex-like connectivity) are recomputed, from their
  * support outside the component, when an input of the component changes.
  * Next-state bits and legal moves are kept as bitsets, toggled when their
