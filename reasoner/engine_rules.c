@@ -408,15 +408,28 @@ static bool probe_initial(rgame_t *g, deadline_t dl)
     return ok;
 }
 
+/* Do two programs evaluate the same relations the same way? */
+static bool same_demand(const rules_t *a, const rules_t *b)
+{
+    if (a->n_rels != b->n_rels) return false;
+    for (uint32_t i = 0; i < a->n_rels; i++)
+        if (a->rels[i].demand != b->rels[i].demand || a->rels[i].demand_mask != b->rels[i].demand_mask) return false;
+    return true;
+}
+
 /* The rules game of p compiled with flags. A program with goal-directed
  * relations whose static phase or initial-state probe does not terminate
  * sets *retry instead of reporting (the caller compiles it without
- * tabling: bottom-up, under the static budget, as before). */
-static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag_t *d, unsigned flags, bool *retry)
+ * tabling: bottom-up, under the static budget, as before). NULL also when
+ * the normalised program evaluates like unless_like (before its static
+ * phase, which is most of the cost of a compile). */
+static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag_t *d, unsigned flags, bool *retry,
+                             const rules_t *unless_like)
 {
     term_store_t *ts = ts_new();
     rules_t *r = rules_compile(p, ts, d, flags);
-    if (!r) {
+    if (!r || (unless_like && same_demand(unless_like, r))) {
+        if (r) rules_free(r);
         ts_free(ts);
         return NULL;
     }
@@ -508,33 +521,20 @@ static uint64_t probe_work(rgame_t *g, uint64_t limit, deadline_t dl)
     return work;
 }
 
-/* Do two programs evaluate the same relations the same way? */
-static bool same_demand(const rules_t *a, const rules_t *b)
-{
-    if (a->n_rels != b->n_rels) return false;
-    for (uint32_t i = 0; i < a->n_rels; i++)
-        if (a->rels[i].demand != b->rels[i].demand || a->rels[i].demand_mask != b->rels[i].demand_mask) return false;
-    return true;
-}
-
 game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d)
 {
     bool retry = false;
     unsigned flags = RULES_DEMAND;
-    game_t *g = compile_flags(p, opt, d, flags, &retry);
-    if (!g && retry) g = compile_flags(p, opt, d, flags |= RULES_NO_TABLING, &retry);
+    game_t *g = compile_flags(p, opt, d, flags, &retry, NULL);
+    if (!g && retry) g = compile_flags(p, opt, d, flags |= RULES_NO_TABLING, &retry, NULL);
     if (!g) return NULL;
     /* Partial demand (rules.h RULES_PARTIAL), when it changes anything and
      * costs less work on the probe. */
     diag_t quiet;
     diag_init(&quiet, NULL);
     retry = false;
-    game_t *pg = compile_flags(p, opt, &quiet, flags | RULES_PARTIAL, &retry);
+    game_t *pg = compile_flags(p, opt, &quiet, flags | RULES_PARTIAL, &retry, ((rgame_t *)g)->rules);
     if (!pg) return g;
-    if (same_demand(((rgame_t *)g)->rules, ((rgame_t *)pg)->rules)) {
-        game_free(pg);
-        return g;
-    }
     uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
     deadline_t dl = deadline_in_ms(ms);
     uint64_t wp = probe_work((rgame_t *)pg, PLAN_PROBE_WORK, dl);

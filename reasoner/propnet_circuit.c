@@ -1785,8 +1785,10 @@ static void snap_copy(const pn_run_t *x, int32_t *cnt, uint32_t *bits, uint32_t 
     memcpy(last_does, last_does_s, c->n_roles * sizeof *last_does);
 }
 
-/* Flip the base inputs that differ from bits, and propagate. */
-static void run_apply(pn_run_t *x, const uint32_t *bits)
+/* Flip the base inputs that differ from bits. With mutex groups (a
+ * constant, so each caller gets its own copy of the loop), note the groups
+ * touched and the member that came on. */
+static inline void apply_diff(pn_run_t *x, const uint32_t *bits, bool mux)
 {
     const pn_circuit_t *c = x->c;
     for (uint32_t w = 0; w < c->n_words; w++) {
@@ -1799,27 +1801,7 @@ static void run_apply(pn_run_t *x, const uint32_t *bits)
             uint32_t nv = (bits[w] >> (bt & 31)) & 1;
             x->cnt[v] = (int32_t)nv;
             run_flip(x, v, nv);
-        }
-        x->applied[w] = bits[w];
-    }
-    run_propagate(x);
-}
-
-/* The same with guarded gates (mutex groups). */
-static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
-{
-    const pn_circuit_t *c = x->c;
-    for (uint32_t w = 0; w < c->n_words; w++) {
-        uint32_t diff = bits[w] ^ x->applied[w];
-        while (diff) {
-            uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
-            diff &= diff - 1;
-            uint32_t v = c->base_node[bt];
-            if (v == NONE) continue;
-            uint32_t nv = (bits[w] >> (bt & 31)) & 1;
-            x->cnt[v] = (int32_t)nv;
-            run_flip(x, v, nv);
-            if (c->node[v].fl & FL_MEMBER) {
+            if (mux && (c->node[v].fl & FL_MEMBER)) {
                 uint32_t g = c->mgroup[v];
                 if (!x->tflag[g]) {
                     x->tflag[g] = 1;
@@ -1831,6 +1813,20 @@ static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
         }
         x->applied[w] = bits[w];
     }
+}
+
+/* Flip the base inputs that differ from bits, and propagate. */
+static void run_apply(pn_run_t *x, const uint32_t *bits)
+{
+    apply_diff(x, bits, false);
+    run_propagate(x);
+}
+
+/* The same with guarded gates (mutex groups). */
+static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
+{
+    const pn_circuit_t *c = x->c;
+    apply_diff(x, bits, true);
     /* Mutex groups: the member that went off dies first; the one that came
      * on wakes once the rest is settled (its gates read settled inputs). */
     for (uint32_t k = 0; k < x->n_touched; k++) {

@@ -270,7 +270,7 @@ static double log2_rough(double x)
         x /= 2;
         lg += 1;
     }
-    return lg + x - 1;
+    return lg + x - 1; /* log2 of the mantissa, linearly */
 }
 
 /* A literal of a goal-directed relation can only be evaluated with some
@@ -1082,13 +1082,7 @@ static bool rule_grows(const builder_t *b, const crule_t *c)
  * not link libm; an estimate needs no more). */
 static double pow_rough(double x, double f)
 {
-    double lg = 0;
-    while (x >= 2) {
-        x /= 2;
-        lg += 1;
-    }
-    lg += x - 1; /* log2 of the mantissa, linearly */
-    double y = lg * f, v = 1;
+    double y = log2_rough(x) * f, v = 1;
     for (; y >= 1; y -= 1) v *= 2;
     return v * (1 + y);
 }
