@@ -16,11 +16,24 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/xalloc.h"
 #include "search/search_internal.h"
 
 #define MAX_PLAYOUT_PLIES 10000 /* spec §2.3 */
+#define PI_FORCED UINT32_MAX       /* path info: no decider at that node */
+#define PI_SIMUL (UINT32_MAX - 1)  /* path info: several deciders */
+/* Match rows keep dense AMAF blocks up to this many keys (lazy: only nodes
+ * with amaf_from visits have one), sparse tables above. */
+#define MATCH_DENSE_MAX_KEYS 4096
+
+uint64_t engine_default_memory_mb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    uint64_t mb = pages > 0 && size > 0 ? (uint64_t)pages / 2 * (uint64_t)size / (1024 * 1024) : 1024;
+    return mb > 4096 ? 4096 : mb < 64 ? 64 : mb;
+}
 
 /* ---- set-up ------------------------------------------------------------ */
 
@@ -49,6 +62,9 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     mast_init(&e->mast);
     e->root_state = game_state_new(g);
     e->sec_state = game_state_new(g);
+    e->tmp_state[0] = game_state_new(g);
+    e->tmp_state[1] = game_state_new(g);
+    e->solver = e->v->match && spec->solver;
     e->legal = xcalloc(e->k, sizeof *e->legal);
     e->n_legal = xcalloc(e->k, sizeof *e->n_legal);
     e->joint = xcalloc(e->k, sizeof *e->joint);
@@ -62,7 +78,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     uint32_t K = 0;
     if (grave && spec->amaf != AMAF_SPARSE && engine_is_propnet(g)) {
         for (uint32_t r = 0; r < e->k; r++) K += game_num_moves(g, r);
-        if (spec->amaf == AMAF_AUTO && K > 1024) K = 0;
+        if (spec->amaf == AMAF_AUTO && K > (e->v->match ? MATCH_DENSE_MAX_KEYS : 1024)) K = 0;
         for (uint32_t r = 0; K && r < e->k; r++)
             for (uint32_t a = 0; a < game_num_moves(g, r); a++) keys_get(&e->keys, r, a);
     }
@@ -71,9 +87,11 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
         bool rec[2] = {e->v->recycle, e->v->recycle};
         pool_init(&e->pool, e->k, 2, caps, rec, grave, K);
     } else if (e->v->tree == TREE_SINGLE) {
-        uint32_t caps[1] = {e->v->recycle ? e->b.n : UINT32_MAX};
+        uint32_t caps[1] = {e->v->recycle && !e->v->match ? e->b.n : UINT32_MAX};
         bool rec[1] = {e->v->recycle};
         pool_init(&e->pool, e->k, 1, caps, rec, grave, K);
+        if (e->v->match) /* one tree for the match, within memory= (LRU recycling past it) */
+            pool_bound(&e->pool, (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024);
     }
     e->pool_ready = e->v->tree != TREE_NONE;
 }
@@ -86,6 +104,10 @@ void engine_free(engine_t *e)
     mast_free(&e->mast);
     game_state_free(e->root_state);
     game_state_free(e->sec_state);
+    game_state_free(e->tmp_state[0]);
+    game_state_free(e->tmp_state[1]);
+    free(e->pmover);
+    free(e->pmoves);
     game_ctx_free(e->ctx);
     free(e->path);
     free(e->step_start);
@@ -106,6 +128,7 @@ void engine_reset(engine_t *e, uint64_t seed)
 {
     mast_clear(&e->mast); /* spec §9: the table is empty at game start */
     rng_seed(&e->rng, seed);
+    e->root = NIL; /* a new match: no tree to reuse */
 }
 
 /* ---- scratch ----------------------------------------------------------- */
@@ -226,6 +249,90 @@ static void playout(engine_t *e)
     }
 }
 
+/* ---- the MCTS solver (match rows; issue 12) ------------------------------ */
+
+/* Winands, Björnsson and Saito, "Monte-Carlo Tree Search Solver" (2008),
+ * generalised to n players and simultaneous moves: terminal nodes are
+ * exact; a node whose mover has a child worth the most a goal can give
+ * (100) takes that child's values; a node whose every edge leads to a
+ * solved child takes the best of them for its mover (a simultaneous node
+ * only when all its children agree, since a matrix game's value needs mixed
+ * strategies). W(n) is kept at value x V(n), so the mean stays exact. */
+#define SOLVED_EPS 1e-4
+
+static inline bool is_solved(const pool_t *p, uint32_t n) { return p->nodes[n].flags & NODE_SOLVED; }
+
+static inline double solved_value(const pool_t *p, uint32_t n, uint32_t r)
+{
+    uint32_t v = p->nodes[n].visits;
+    return v ? pool_w(p, n)[r] / v : 0;
+}
+
+/* Mark n solved with the rewards in z (n's visits may still be 0: the
+ * backpropagation that follows adds z itself). */
+static void mark_solved(engine_t *e, uint32_t n, const double *z)
+{
+    node_t *x = &e->pool.nodes[n];
+    float *w = pool_w(&e->pool, n);
+    x->flags |= NODE_SOLVED;
+    for (uint32_t r = 0; r < e->k; r++) w[r] = (float)(z[r] * x->visits);
+}
+
+static bool same_values(const engine_t *e, uint32_t a, uint32_t b)
+{
+    for (uint32_t r = 0; r < e->k; r++)
+        if (fabs(solved_value(&e->pool, a, r) - solved_value(&e->pool, b, r)) > SOLVED_EPS) return false;
+    return true;
+}
+
+/* Try to prove x from its children (mover and edge count recorded when x
+ * was selected through). */
+static bool try_solve(engine_t *e, uint32_t x, uint32_t mover, uint32_t n_edges)
+{
+    pool_t *p = &e->pool;
+    uint32_t best = NIL, count = 0;
+    bool all = true, same = true, win = false;
+    double bv = -1;
+    for (uint32_t c = p->nodes[x].first_child; c != NIL; c = p->nodes[c].next_sibling) {
+        count++;
+        if (!is_solved(p, c)) {
+            all = false;
+            continue;
+        }
+        if (mover < PI_SIMUL) {
+            double v = solved_value(p, c, mover);
+            if (v >= 1 - SOLVED_EPS) { /* the mover's best possible outcome */
+                best = c;
+                win = true;
+                break;
+            }
+            if (v > bv) {
+                bv = v;
+                best = c;
+            }
+        } else if (best == NIL) {
+            best = c;
+        } else if (same) {
+            same = same_values(e, best, c);
+        }
+    }
+    if (!win && (!all || count < n_edges || (mover >= PI_SIMUL && !same) || best == NIL)) return false;
+    for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, best, r);
+    mark_solved(e, x, e->z);
+    return true;
+}
+
+/* After a simulation that ended in a solved node: prove what it proves,
+ * bottom-up along the path. e->z is overwritten (backprop is done). */
+static void solve_up(engine_t *e)
+{
+    if (e->path_len < 2 || !is_solved(&e->pool, e->path[e->path_len - 1])) return;
+    for (size_t i = e->path_len - 1; i-- > 0;) {
+        uint32_t x = e->path[i];
+        if (is_solved(&e->pool, x) || !try_solve(e, x, e->pmover[i], e->pmoves[i])) break;
+    }
+}
+
 /* ---- selection (spec §4.1, §4.3, §4.6, §5) ------------------------------ */
 
 static void slot_fit(engine_t *e, uint32_t id)
@@ -304,6 +411,12 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
             marg_get(&e->pool, x, key, &v, &w);
         } else {
             uint32_t c = slot_get(e, m[i]);
+            if (c != NIL && e->solver && is_solved(&e->pool, c)) {
+                /* exact: no exploration; a proven loss only if nothing else is left */
+                double sv = solved_value(&e->pool, c, r);
+                argmax_offer(&am, &e->rng, m[i], sv <= SOLVED_EPS ? -1.0 : sv);
+                continue;
+            }
             if (c != NIL) {
                 v = e->pool.nodes[c].visits;
                 w = pool_w(&e->pool, c)[r];
@@ -326,6 +439,23 @@ static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child,
     if (rho == x) e->st.ref_self++;
     if (rho == e->root) e->st.ref_root++;
     double lnV = log((double)(e->pool.nodes[x].visits ? e->pool.nodes[x].visits : 1));
+    if (e->solver) { /* x is the path's last node */
+        size_t i = e->path_len - 1;
+        if (i >= e->pinfo_cap) {
+            size_t cap = e->pinfo_cap;
+            XVEC_RESERVE(&e->pmover, &cap, i + 1);
+            cap = e->pinfo_cap;
+            XVEC_RESERVE(&e->pmoves, &cap, i + 1);
+            e->pinfo_cap = cap;
+        }
+        uint64_t edges = 1;
+        for (int d = 0; d < nd; d++) {
+            edges *= e->n_legal[e->dec[d]];
+            if (edges > UINT32_MAX) edges = UINT32_MAX;
+        }
+        e->pmover[i] = nd == 0 ? PI_FORCED : nd == 1 ? e->dec[0] : PI_SIMUL;
+        e->pmoves[i] = (uint32_t)edges;
+    }
     if (nd == 0) {
         *edge = 0;
     } else if (nd == 1) {
@@ -384,7 +514,7 @@ static void backprop(engine_t *e, uint32_t push_region)
         p->nodes[n].visits++;
         float *w = pool_w(p, n);
         for (uint32_t r = 0; r < e->k; r++) w[r] += (float)e->z[r];
-        if (grave)
+        if (grave && p->nodes[n].visits >= e->v->amaf_from) /* lazy tables: see variant_t.amaf_from */
             for (size_t j = 0; j < nk; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys.role[e->klist[j]]]);
         if (i < e->tree_steps && step_end(e, i) - e->step_start[i] >= 2) /* simultaneous node */
             for (size_t j = e->step_start[i]; j < step_end(e, i); j++)
@@ -400,6 +530,7 @@ static void backprop(engine_t *e, uint32_t push_region)
         }
     }
     e->st.playouts++;
+    if (e->solver) solve_up(e);
 }
 
 static void check_region(engine_t *e, uint32_t reg, const uint32_t *path, size_t n)
@@ -434,8 +565,13 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
 {
     pool_t *p = &e->pool;
     for (;;) {
+        if (e->solver && is_solved(p, x)) { /* exact: no playout below it */
+            for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, x, r);
+            return;
+        }
         if (game_is_terminal(e->ctx)) {
             rewards_terminal(e);
+            if (e->solver) mark_solved(e, x, e->z);
             return;
         }
         if (p->nodes[x].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth)) {
@@ -455,8 +591,12 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
                 pool_link(p, x, c, edge);
                 path_push(e, c);
             }
-            if (game_is_terminal(e->ctx)) rewards_terminal(e);
-            else playout(e);
+            if (game_is_terminal(e->ctx)) {
+                rewards_terminal(e);
+                if (e->solver && c != NIL) mark_solved(e, c, e->z);
+            } else {
+                playout(e);
+            }
             return;
         }
         pool_lru_remove(p, c);
@@ -572,12 +712,73 @@ static bool iterate_two_level(engine_t *e, deadline_t dl, const atomic_bool *sto
 
 /* ---- the search ------------------------------------------------------------ */
 
+/* The state after edge from the state xs, into out (tree reuse). */
+static bool child_state(engine_t *e, const game_state_t *xs, uint32_t edge, game_state_t *out)
+{
+    game_ctx_set_state(e->ctx, xs);
+    int nd = gather_legal(e);
+    if (nd < 0) return false;
+    if (nd == 1) {
+        e->joint[e->dec[0]] = edge;
+    } else if (nd >= 2) {
+        if (edge >= e->joints.n) return false;
+        memcpy(e->joint, e->joints.moves + (size_t)edge * e->k, (size_t)e->k * sizeof *e->joint);
+    }
+    game_next(e->ctx, e->joint, out);
+    return true;
+}
+
+/* Bound on the states computed to find the new root (a game with thousands
+ * of moves per role would otherwise spend seconds here). */
+#define REUSE_MAX_STATES 20000
+
+/* The node at depth 1 or 2 below x (state xs) whose state is st, or NIL. */
+static uint32_t find_state(engine_t *e, uint32_t x, const game_state_t *xs, const game_state_t *st, int depth,
+                           uint32_t *budget)
+{
+    pool_t *p = &e->pool;
+    for (uint32_t c = p->nodes[x].first_child; c != NIL && *budget; c = p->nodes[c].next_sibling) {
+        (*budget)--;
+        if (child_state(e, xs, p->nodes[c].edge, e->tmp_state[depth]) && game_state_equal(e->g, e->tmp_state[depth], st))
+            return c;
+    }
+    if (depth == 1) return NIL;
+    for (uint32_t c = p->nodes[x].first_child; c != NIL && *budget; c = p->nodes[c].next_sibling) {
+        if (p->nodes[c].first_child == NIL) continue;
+        (*budget)--;
+        if (!child_state(e, xs, p->nodes[c].edge, e->tmp_state[0])) continue;
+        uint32_t n = find_state(e, c, e->tmp_state[0], st, 1, budget);
+        if (n != NIL) return n;
+    }
+    return NIL;
+}
+
+/* Tree reuse (issue 12): keep the subtree of the state the match reached
+ * (the joint moves actually played) and release the rest. */
+static bool reroot(engine_t *e, const game_state_t *st)
+{
+    if (e->root == NIL) return false;
+    if (game_state_equal(e->g, e->root_state, st)) return true; /* pondering went on from here */
+    uint32_t budget = REUSE_MAX_STATES;
+    uint32_t n = find_state(e, e->root, e->root_state, st, 0, &budget);
+    if (n == NIL) return false;
+    pool_unlink(&e->pool, n);
+    pool_free_subtree(&e->pool, e->root);
+    e->root = n;
+    game_state_copy(e->g, e->root_state, st);
+    return true;
+}
+
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
 {
     memset(&e->st, 0, sizeof e->st);
-    game_state_copy(e->g, e->root_state, st);
-    pool_reset(&e->pool);
-    e->root = pool_alloc(&e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
+    bool kept = e->v->match && e->spec->reuse && reroot(e, st);
+    if (!kept) {
+        game_state_copy(e->g, e->root_state, st);
+        pool_reset(&e->pool);
+        e->root = pool_alloc(&e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
+    }
+    e->st.reused = kept ? e->pool.nodes[e->root].visits : 0;
     if (e->v->tree == TREE_TWO) {
         for (uint64_t i = 0; i < e->b.p_top; i++) {
             if (i > 0 && should_stop(dl, stop)) break;
@@ -585,10 +786,12 @@ void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const ato
         }
     } else {
         for (uint64_t i = 0; i < e->b.p; i++) {
+            if (e->solver && is_solved(&e->pool, e->root)) break; /* nothing left to learn */
             if (i > 0 && should_stop(dl, stop)) break;
             iterate_single(e);
         }
     }
+    e->st.root_solved = e->solver && is_solved(&e->pool, e->root);
 }
 
 /* ---- the final move (spec §4.7) ------------------------------------------ */
@@ -620,11 +823,40 @@ move_id_t engine_final(engine_t *e, double *value)
     if (n == 1) return m[0];
     bool simul = nd >= 2;
     if (!simul) slot_build(e, e->root);
+    /* Solver (issue 12): a proven win at once; never a proven loss while a
+     * move not proven lost remains; with every move proven, the best. */
+    bool skip_lost = false;
+    if (e->solver && !simul) {
+        uint32_t best = NIL, unproven = 0;
+        double bv = -1;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t c = slot_get(e, m[i]);
+            if (c == NIL || !is_solved(&e->pool, c)) {
+                unproven++;
+                continue;
+            }
+            double sv = solved_value(&e->pool, c, r);
+            if (sv > SOLVED_EPS) skip_lost = true;
+            if (sv > bv || (sv == bv && e->pool.nodes[c].visits > e->pool.nodes[best].visits)) {
+                bv = sv;
+                best = c;
+            }
+        }
+        if (best != NIL && (bv >= 1 - SOLVED_EPS || unproven == 0)) {
+            *value = bv;
+            return e->pool.nodes[best].edge;
+        }
+        if (unproven) skip_lost = true;
+    }
     pick_t pk;
     pick_init(&pk, e->v->final == FINAL_MEAN);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = 0;
         float w = 0;
+        if (skip_lost) {
+            uint32_t c = slot_get(e, m[i]);
+            if (c != NIL && is_solved(&e->pool, c) && solved_value(&e->pool, c, r) <= SOLVED_EPS) continue;
+        }
         if (simul) {
             marg_get(&e->pool, e->root, keys_get(&e->keys, r, m[i]), &v, &w);
         } else {
@@ -644,6 +876,10 @@ move_id_t engine_final(engine_t *e, double *value)
     pick_init(&pk, true);
     for (int pass = 0; pass < 2 && !pk.ties; pass++) {
         for (uint32_t i = 0; i < n; i++) {
+            if (skip_lost) {
+                uint32_t c = slot_get(e, m[i]);
+                if (c != NIL && is_solved(&e->pool, c) && solved_value(&e->pool, c, r) <= SOLVED_EPS) continue;
+            }
             uint32_t key = keys_get(&e->keys, r, m[i]), cnt = 0;
             float w = 0;
             if (pass == 0 && e->pool.amaf_on) {
@@ -657,6 +893,14 @@ move_id_t engine_final(engine_t *e, double *value)
     if (pk.ties) {
         *value = pk.q;
         return pk.move;
+    }
+    for (uint32_t tries = 0; skip_lost && tries < 4 * n; tries++) { /* a random move not proven lost */
+        uint32_t i = rng_below(&e->rng, n), c = slot_get(e, m[i]);
+        if (c == NIL || !is_solved(&e->pool, c) || solved_value(&e->pool, c, r) > SOLVED_EPS) return m[i];
+    }
+    for (uint32_t i = 0; skip_lost && i < n; i++) {
+        uint32_t c = slot_get(e, m[i]);
+        if (c == NIL || !is_solved(&e->pool, c) || solved_value(&e->pool, c, r) > SOLVED_EPS) return m[i];
     }
     return m[rng_below(&e->rng, n)];
 }

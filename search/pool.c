@@ -27,17 +27,20 @@ void sparse_init(sparse_t *s)
 
 void sparse_free(sparse_t *s)
 {
+    size_t max = s->max_entries;
     free(s->e);
     sparse_init(s);
+    s->max_entries = max;
 }
 
 static void sparse_reset(sparse_t *s)
 {
     sp_entry_t *e = s->e;
-    size_t cap = s->cap;
+    size_t cap = s->cap, max = s->max_entries;
     sparse_init(s);
     s->e = e;
     s->cap = cap;
+    s->max_entries = max;
 }
 
 static inline uint32_t sp_slots(uint32_t cls) { return 8u << cls; }
@@ -50,7 +53,16 @@ static uint32_t sparse_block(sparse_t *s, uint32_t cls)
         h = s->free_head[cls];
         s->free_head[cls] = s->e[h].p;
     } else {
-        XVEC_RESERVE(&s->e, &s->cap, s->len + 1 + slots);
+        size_t need = s->len + 1 + slots;
+        if (s->max_entries && need > s->cap) { /* grow within the limit, or refuse */
+            if (need > s->max_entries) return NIL;
+            size_t cap = s->cap ? s->cap * 2 : 8;
+            while (cap < need) cap *= 2;
+            if (cap > s->max_entries) cap = s->max_entries;
+            s->e = xreallocarray(s->e, cap, sizeof *s->e);
+            s->cap = cap;
+        }
+        XVEC_RESERVE(&s->e, &s->cap, need);
         h = (uint32_t)s->len;
         s->len += 1 + slots;
     }
@@ -104,14 +116,15 @@ bool sparse_get(const sparse_t *s, uint32_t h, uint32_t key, uint32_t *p, float 
 
 uint32_t sparse_count(const sparse_t *s, uint32_t h) { return h == NIL ? 0 : s->e[h].p; }
 
-void sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw)
+bool sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw)
 {
-    if (*h == NIL) *h = sparse_block(s, 0);
+    if (*h == NIL && (*h = sparse_block(s, 0)) == NIL) return false;
     uint32_t i = sp_find(s, *h, key);
     if (s->e[i].key != key) {
         uint32_t cls = s->e[*h].key, cnt = s->e[*h].p;
         if ((cnt + 1) * 10 > sp_slots(cls) * 7) { /* grow at 70% load */
             uint32_t nh = sparse_block(s, cls + 1);
+            if (nh == NIL) return false;
             for (uint32_t j = 1; j <= sp_slots(cls); j++) {
                 sp_entry_t old = s->e[*h + j];
                 if (old.key == SP_EMPTY) continue;
@@ -129,13 +142,60 @@ void sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw)
     }
     s->e[i].p += dp;
     s->e[i].w += dw;
+    return true;
 }
 
 /* ---- AMAF and marginals ---------------------------------------------------- */
 
+/* A lazy dense block for node n, or NIL past the limit. */
+static uint32_t blk_alloc(pool_t *p)
+{
+    uint32_t b;
+    if (p->blk_free != NIL) {
+        b = p->blk_free;
+        memcpy(&p->blk_free, &p->blk[(size_t)b * p->K], sizeof p->blk_free);
+    } else {
+        if (p->max_blk && p->n_blk >= p->max_blk) return NIL;
+        if (p->n_blk == p->cap_blk) {
+            uint32_t cap = p->cap_blk ? p->cap_blk * 2 : 64;
+            if (p->max_blk && cap > p->max_blk) cap = p->max_blk;
+            p->blk = xreallocarray(p->blk, (size_t)cap * p->K, sizeof *p->blk);
+            p->cap_blk = cap;
+        }
+        b = p->n_blk++;
+    }
+    memset(&p->blk[(size_t)b * p->K], 0, (size_t)p->K * sizeof *p->blk);
+    return b;
+}
+
+static void blk_release(pool_t *p, uint32_t *h)
+{
+    if (*h == NIL) return;
+    memcpy(&p->blk[(size_t)*h * p->K], &p->blk_free, sizeof p->blk_free); /* K >= 1 entries of 8 bytes */
+    p->blk_free = *h;
+    *h = NIL;
+}
+
+static void tables_release(pool_t *p, node_t *v)
+{
+    if (p->lazy && p->K) blk_release(p, &v->amaf);
+    else sparse_release(&p->sp, &v->amaf);
+    sparse_release(&p->sp, &v->marg);
+}
+
 void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w)
 {
-    if (p->K) {
+    if (p->K && p->lazy) {
+        uint32_t h = p->nodes[n].amaf;
+        if (h != NIL && key < p->K) {
+            const amaf_dense_t *d = &p->blk[(size_t)h * p->K + key];
+            *cnt = d->p;
+            *w = d->w;
+        } else {
+            *cnt = 0;
+            *w = 0;
+        }
+    } else if (p->K) {
         if (key < p->K) {
             const amaf_dense_t *d = &p->dense[(size_t)n * p->K + key];
             *cnt = d->p;
@@ -151,7 +211,15 @@ void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w
 
 void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw)
 {
-    if (p->K) {
+    if (p->K && p->lazy) {
+        uint32_t *h = &p->nodes[n].amaf;
+        if (*h == NIL && (*h = blk_alloc(p)) == NIL) return; /* memory bound: no table */
+        if (key < p->K) {
+            amaf_dense_t *d = &p->blk[(size_t)*h * p->K + key];
+            d->p++;
+            d->w += dw;
+        }
+    } else if (p->K) {
         assert(key < p->K); /* dense mode is chosen only when every key is known */
         if (key < p->K) {
             amaf_dense_t *d = &p->dense[(size_t)n * p->K + key];
@@ -168,7 +236,7 @@ void marg_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w
     sparse_get(&p->sp, p->nodes[n].marg, key, cnt, w);
 }
 
-void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw) { sparse_add(&p->sp, &p->nodes[n].marg, key, 1, dw); }
+void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw) { (void)sparse_add(&p->sp, &p->nodes[n].marg, key, 1, dw); }
 
 /* ---- pool ---------------------------------------------------------------- */
 
@@ -177,6 +245,7 @@ static void pool_grow(pool_t *p, uint32_t need)
     if (need <= p->n_alloc) return;
     uint32_t cap = p->n_alloc ? p->n_alloc : 1024;
     while (cap < need) cap = cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : cap * 2;
+    if (p->max_nodes && cap > p->max_nodes) cap = need > p->max_nodes ? need : p->max_nodes;
     p->nodes = xreallocarray(p->nodes, cap, sizeof *p->nodes);
     p->w = xreallocarray(p->w, (size_t)cap * p->k, sizeof *p->w);
     if (p->K) p->dense = xreallocarray(p->dense, (size_t)cap * p->K, sizeof *p->dense);
@@ -192,6 +261,7 @@ void pool_init(pool_t *p, uint32_t k, uint32_t n_regions, const uint32_t *caps, 
     p->amaf_on = amaf_on;
     p->K = amaf_on ? dense_K : 0;
     p->n_regions = n_regions;
+    p->blk_free = NIL;
     sparse_init(&p->sp);
     uint32_t base = 0;
     for (uint32_t i = 0; i < n_regions; i++) {
@@ -200,6 +270,7 @@ void pool_init(pool_t *p, uint32_t k, uint32_t n_regions, const uint32_t *caps, 
         r->cap = caps[i];
         r->recycling = recycling[i];
         r->lru_head = r->lru_tail = NIL;
+        r->free_head = NIL;
         if (caps[i] != UINT32_MAX) base += caps[i];
     }
     assert(n_regions == 1 || caps[0] != UINT32_MAX);
@@ -212,14 +283,15 @@ void pool_free(pool_t *p)
     free(p->nodes);
     free(p->w);
     free(p->dense);
+    free(p->blk);
     sparse_free(&p->sp);
     memset(p, 0, sizeof *p);
 }
 
 static void region_empty(region_t *r)
 {
-    r->bump = r->used = r->n_lru = 0;
-    r->lru_head = r->lru_tail = NIL;
+    r->bump = r->used = r->n_lru = r->n_free = 0;
+    r->lru_head = r->lru_tail = r->free_head = NIL;
 }
 
 void pool_reset(pool_t *p)
@@ -231,8 +303,35 @@ void pool_reset(pool_t *p)
         r->recycled = 0;
     }
     sparse_reset(&p->sp);
+    p->n_blk = 0;
+    p->blk_free = NIL;
     p->resident_peak = 0;
     p->bytes_peak = 0;
+}
+
+void pool_bound(pool_t *p, uint64_t mem_bytes)
+{
+    /* Nodes get 3/4 of the budget, AMAF and marginal tables 1/4: GRAVE reads
+     * tables only at reference nodes (V > ref), a small share of the tree. */
+    uint64_t per = pool_node_bytes(p), nodes = mem_bytes / 4 * 3 / per;
+    if (nodes < 16) nodes = 16;
+    if (nodes > UINT32_MAX - 1) nodes = UINT32_MAX - 1;
+    p->reg[0].cap = (uint32_t)nodes;
+    p->max_nodes = (uint32_t)nodes;
+    p->lazy = true;
+    uint64_t tables = mem_bytes / 4;
+    if (p->K) {
+        uint64_t blocks = tables / 2 / ((uint64_t)p->K * sizeof(amaf_dense_t));
+        p->max_blk = (uint32_t)(blocks < 1 ? 1 : blocks > UINT32_MAX - 1 ? UINT32_MAX - 1 : blocks);
+        tables /= 2;
+    }
+    p->sp.max_entries = tables / sizeof(sp_entry_t) < 64 ? 64 : tables / sizeof(sp_entry_t);
+}
+
+size_t pool_held_bytes(const pool_t *p)
+{
+    return (size_t)p->n_alloc * (sizeof(node_t) + (size_t)p->k * sizeof(float) + (p->lazy ? 0 : (size_t)p->K * sizeof(amaf_dense_t))) +
+           (size_t)p->cap_blk * p->K * sizeof(amaf_dense_t) + p->sp.cap * sizeof(sp_entry_t);
 }
 
 void pool_region_clear(pool_t *p, uint32_t reg)
@@ -240,8 +339,7 @@ void pool_region_clear(pool_t *p, uint32_t reg)
     region_t *r = &p->reg[reg];
     for (uint32_t j = 0; j < r->bump; j++) {
         node_t *n = &p->nodes[r->base + j];
-        sparse_release(&p->sp, &n->amaf);
-        sparse_release(&p->sp, &n->marg);
+        if (n->flags & NODE_USED) tables_release(p, n);
         n->flags = 0;
     }
     region_empty(r);
@@ -256,10 +354,14 @@ uint32_t pool_resident(const pool_t *p)
 
 size_t pool_node_bytes(const pool_t *p)
 {
-    return sizeof(node_t) + (size_t)p->k * sizeof(float) + (size_t)p->K * sizeof(amaf_dense_t);
+    return sizeof(node_t) + (size_t)p->k * sizeof(float) + (p->lazy ? 0 : (size_t)p->K * sizeof(amaf_dense_t));
 }
 
-size_t pool_bytes(const pool_t *p) { return (size_t)pool_resident(p) * pool_node_bytes(p) + p->sp.bytes; }
+size_t pool_bytes(const pool_t *p)
+{
+    size_t blk = p->lazy ? (size_t)p->n_blk * p->K * sizeof(amaf_dense_t) : 0;
+    return (size_t)pool_resident(p) * pool_node_bytes(p) + p->sp.bytes + blk;
+}
 
 void pool_note_peak(pool_t *p)
 {
@@ -301,7 +403,7 @@ void pool_lru_push_back(pool_t *p, uint32_t i)
     r->n_lru++;
 }
 
-static void tree_unlink(pool_t *p, uint32_t i)
+void pool_unlink(pool_t *p, uint32_t i)
 {
     node_t *n = &p->nodes[i];
     if (n->parent == NIL) return;
@@ -314,14 +416,46 @@ static void tree_unlink(pool_t *p, uint32_t i)
 bool pool_can_alloc(const pool_t *p, uint32_t reg)
 {
     const region_t *r = &p->reg[reg];
-    return r->bump < r->cap || (r->recycling && r->n_lru > 0);
+    return r->free_head != NIL || r->bump < r->cap || (r->recycling && r->n_lru > 0);
+}
+
+void pool_free_subtree(pool_t *p, uint32_t n)
+{
+    /* Iterative: a subtree can be as deep as a game is long. Each freed node
+     * is pushed on the free list after its children were taken from it. */
+    uint32_t *stack = NULL;
+    size_t len = 0, cap = 0;
+    XVEC_RESERVE(&stack, &cap, 1);
+    stack[len++] = n;
+    while (len) {
+        uint32_t i = stack[--len];
+        node_t *v = &p->nodes[i];
+        for (uint32_t c = v->first_child; c != NIL; c = p->nodes[c].next_sibling) {
+            XVEC_RESERVE(&stack, &cap, len + 1);
+            stack[len++] = c;
+        }
+        region_t *r = &p->reg[v->region];
+        pool_lru_remove(p, i);
+        tables_release(p, v);
+        v->flags = 0;
+        v->first_child = v->parent = v->prev_sibling = NIL;
+        v->next_sibling = r->free_head;
+        r->free_head = i;
+        r->n_free++;
+        r->used--;
+    }
+    free(stack);
 }
 
 uint32_t pool_alloc(pool_t *p, uint32_t reg)
 {
     region_t *r = &p->reg[reg];
     uint32_t i;
-    if (r->bump < r->cap) {
+    if (r->free_head != NIL) {
+        i = r->free_head;
+        r->free_head = p->nodes[i].next_sibling;
+        r->n_free--;
+    } else if (r->bump < r->cap) {
         i = r->base + r->bump;
         if (i >= p->n_alloc) pool_grow(p, i + 1);
         r->bump++;
@@ -330,9 +464,8 @@ uint32_t pool_alloc(pool_t *p, uint32_t reg)
         lru_unlink(p, r, i);
         node_t *v = &p->nodes[i];
         assert(v->first_child == NIL); /* spec §6.3: the front is a leaf */
-        tree_unlink(p, i);
-        sparse_release(&p->sp, &v->amaf);
-        sparse_release(&p->sp, &v->marg);
+        pool_unlink(p, i);
+        tables_release(p, v);
         r->recycled++;
         r->used--;
     } else {
@@ -397,7 +530,7 @@ const char *pool_check(const pool_t *p, uint32_t reg, const uint32_t *path, size
         }
     }
     if (r->n_lru + absent != r->used) { err = "|LRU| + path nodes != allocated nodes"; goto out; }
-    if (r->n_lru + absent + (r->cap - r->bump) != r->cap) { err = "|LRU| + |free| != capacity"; goto out; }
+    if (r->n_lru + absent + (r->cap - r->bump) + r->n_free != r->cap) { err = "|LRU| + |free| != capacity"; goto out; }
 out:
     free(pos);
     for (size_t i = 0; i < n; i++) nodes[path[i]].flags &= (uint8_t)~NODE_MARK;

@@ -30,6 +30,13 @@ void search_spec_free(search_spec_t *s);
 void search_spec_print(const search_spec_t *s, FILE *out);
 /* True if the spec has a time budget (seconds=...) rather than playouts. */
 bool search_spec_is_timed(const search_spec_t *s);
+/* True if the player should go on searching between requests (compete's
+ * ponder=on with its tree reused): the server calls searcher_choose again
+ * with a stop flag after replying, and the next request stops it. */
+bool search_spec_ponders(const search_spec_t *s);
+/* Set a match player's memory bound (MB) unless memory= was given; false if
+ * the spec has no such key or it was given. */
+bool search_spec_set_memory(search_spec_t *s, uint64_t mb);
 /* Print the algorithms, keys, defaults and meanings (`ggp players`). */
 void search_players_help(FILE *out);
 /* The spec's seed= value (0 by default) and algorithm name. */
@@ -51,6 +58,8 @@ typedef struct search_report {
     double value;             /* estimated value of the chosen move in [0,1] */
     uint64_t capped;          /* playouts cut at the ply cap or by a rules defect */
     uint64_t recycled;        /* nodes recycled (LRU, spec §6) */
+    uint64_t reused;          /* root visits kept from the match's earlier searches */
+    bool solved;              /* the root's value is exact (compete's solver) */
 } search_report_t;
 
 searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *spec);

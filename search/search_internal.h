@@ -56,6 +56,11 @@ typedef struct variant {
     uint32_t max_depth;  /* tree depth below which playouts start (0 = none) */
     final_kind_t final;
     uint64_t def_nodes;  /* default `nodes` (0 = key not used) */
+    /* A match player (compete, issue 12): one memory-bounded tree for the
+     * whole match (reuse, solver, ponder and memory keys), lazy AMAF tables
+     * from amaf_from visits on, forced moves searched like any other. */
+    bool match;
+    uint32_t amaf_from;
 } variant_t;
 
 extern const variant_t search_variants[];
@@ -73,6 +78,8 @@ struct search_spec {
     uint64_t psec;     /* P_sec (graver2; derived otherwise) */
     double bias, ref, c, eps, decay, seconds;
     bool mast, share, check;
+    bool solver, reuse, ponder; /* match rows (compete) */
+    uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;
     uint64_t seed;
     uint32_t threads;
@@ -91,7 +98,9 @@ void spec_budget(const search_spec_t *s, budget_t *b);
 
 /* ---- the node pool ------------------------------------------------------ */
 
-enum { NODE_IN_LRU = 1, NODE_USED = 2 };
+/* NODE_SOLVED (compete's MCTS solver): the node's value is exact; its W(n)
+ * is kept at value x V(n), so the mean W/V is the exact value. */
+enum { NODE_IN_LRU = 1, NODE_USED = 2, NODE_SOLVED = 8 };
 
 typedef struct node {
     uint32_t parent;       /* NIL for a root */
@@ -114,6 +123,7 @@ typedef struct region {
     uint32_t lru_head, lru_tail, n_lru; /* front = least recently used */
     bool recycling;
     uint64_t recycled;
+    uint32_t free_head, n_free; /* released nodes (tree reuse), linked by next_sibling */
 } region_t;
 
 /* Sparse tables: open addressing, entries {key, p, w}, capacity 8 << cls,
@@ -130,7 +140,8 @@ typedef struct sparse {
     sp_entry_t *e;
     size_t len, cap;
     uint32_t free_head[24];
-    size_t bytes; /* bytes of blocks in use */
+    size_t bytes;       /* bytes of blocks in use */
+    size_t max_entries; /* capacity limit of e (0: none); past it new blocks are refused */
 } sparse_t;
 
 typedef struct amaf_dense_entry {
@@ -146,6 +157,13 @@ typedef struct pool {
     uint32_t k;            /* roles */
     uint32_t K;            /* dense AMAF keys per node (0 = sparse or none) */
     bool amaf_on;          /* GRAVE family */
+    /* Lazy dense AMAF (compete): a node has a block of K entries only once
+     * the engine adds to its table (node.amaf = block index), so that the
+     * many leaves that can never be a reference node cost nothing. */
+    bool lazy;
+    amaf_dense_t *blk;
+    uint32_t n_blk, cap_blk, blk_free, max_blk;
+    uint32_t max_nodes;    /* array growth limit (0: none) */
     region_t reg[2];
     uint32_t n_regions;
     sparse_t sp;
@@ -161,6 +179,17 @@ void pool_free(pool_t *p);
 void pool_reset(pool_t *p);
 /* Clear one region (the second-level tree): O(nodes used). */
 void pool_region_clear(pool_t *p, uint32_t reg);
+/* Memory-bounded pool for a match-long tree (compete): at most mem_bytes
+ * of nodes and AMAF tables, a share of it for each; tables are lazy (see
+ * pool_t.lazy). Call right after pool_init on a one-region recycling pool. */
+void pool_bound(pool_t *p, uint64_t mem_bytes);
+/* Detach n from its parent (it becomes a root). */
+void pool_unlink(pool_t *p, uint32_t n);
+/* Release n and its whole subtree to the free list (tree reuse: what the
+ * match can no longer reach). n must already be detached. */
+void pool_free_subtree(pool_t *p, uint32_t n);
+/* Bytes the pool holds (its arrays' capacity, not just the nodes in use). */
+size_t pool_held_bytes(const pool_t *p);
 /* A fresh node (V = 0, W = 0, no tables, not in the LRU, not linked), or
  * NIL when the region is full and nothing can be recycled. Recycling pops
  * the LRU front, which (invariant I, spec §6.3) is a leaf off the path. */
@@ -189,7 +218,9 @@ void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw);
 void sparse_init(sparse_t *s);
 void sparse_free(sparse_t *s);
 bool sparse_get(const sparse_t *s, uint32_t h, uint32_t key, uint32_t *p, float *w);
-void sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw);
+/* Adds dp, dw to key's entry; returns false (nothing added) when a new
+ * block would pass max_entries. */
+bool sparse_add(sparse_t *s, uint32_t *h, uint32_t key, uint32_t dp, float dw);
 void sparse_release(sparse_t *s, uint32_t *h);
 uint32_t sparse_count(const sparse_t *s, uint32_t h);
 
@@ -240,6 +271,8 @@ typedef struct engine_stats {
     uint64_t selections;  /* selection steps */
     uint64_t ref_self;    /* ... whose reference node was the node itself */
     uint64_t ref_root;    /* ... whose reference node was the search root */
+    uint64_t reused;      /* root visits kept from earlier searches (tree reuse) */
+    bool root_solved;     /* the root's value is exact (solver) */
     uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
     const char *check_msg;
 } engine_stats_t;
@@ -258,7 +291,13 @@ typedef struct engine {
     joints_t joints;
     mast_t mast;
     game_state_t *root_state, *sec_state;
+    game_state_t *tmp_state[2]; /* tree reuse: states of candidate new roots */
     uint32_t root;
+    bool solver;             /* match rows with solver=on */
+    /* per path node: who moved there (a role, PI_FORCED or PI_SIMUL) and how
+     * many edges it has (the solver proves a node from its children) */
+    uint32_t *pmover, *pmoves;
+    size_t pinfo_cap;
     /* scratch of one simulation (spec §3.5) */
     uint32_t *path;
     size_t path_len, path_cap;
@@ -292,6 +331,9 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
 void engine_free(engine_t *e);
 /* A new match: clear MAST (spec §9) and reseed. */
 void engine_reset(engine_t *e, uint64_t seed);
+/* Match rows: the default tree bound when memory= is not given: half the
+ * machine's RAM, at most 4 GiB (issue 12). */
+uint64_t engine_default_memory_mb(void);
 /* One search from st; fills the root statistics. Returns when the budget,
  * deadline or stop flag ends it. */
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);

@@ -109,11 +109,12 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
     const move_id_t *m;
     uint32_t n = game_legal(e0->ctx, s->role, &m);
     move_id_t move = UINT32_MAX;
-    if (n == 1) {
+    bool match_tree = s->spec.v->match && s->spec.reuse;
+    if (n == 1 && !match_tree) {
         move = m[0]; /* forced: no search, no MAST decay (spec §9: once per own search) */
     } else if (n > 1 && s->spec.v->sel == SEL_NONE) {
         move = m[rng_below(&e0->rng, n)];
-    } else if (n > 1) {
+    } else if (n > 1 || (n == 1 && match_tree)) { /* a match tree grows on forced moves too */
         if (search_spec_is_timed(&s->spec)) {
             deadline_t own = deadline_at_ns(clock_now_ns() + (uint64_t)(s->spec.seconds * 1e9));
             if (!deadline.at_ns || own.at_ns < deadline.at_ns) deadline = own;
@@ -148,6 +149,8 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             engine_t *e = &s->w[i];
             r.playouts += e->st.playouts;
             r.capped += e->st.capped;
+            r.reused += e->st.reused;
+            r.solved = r.solved || e->st.root_solved;
             r.nodes_peak += e->pool.resident_peak;
             r.bytes_per_node = pool_node_bytes(&e->pool);
             r.bytes_peak += e->pool.bytes_peak + (uint64_t)e->mast.cap * 2 * sizeof(double);

@@ -14,25 +14,35 @@
 #include "base/xalloc.h"
 #include "search/search_internal.h"
 
-/* name, summary, selection, tree, recycle, max_depth, final move, default N */
+/* compete's exploration constant (tournaments in bench/results/compete.md). */
+#define COMPETE_C 0.2
+
+/* name, summary, selection, tree, recycle, max_depth, final move, default N,
+ * match player, AMAF tables from this many visits */
 const variant_t search_variants[] = {
-    {"random", "a uniformly random legal move", SEL_NONE, TREE_NONE, false, 0, FINAL_ROBUST, 0},
+    {"random", "a uniformly random legal move", SEL_NONE, TREE_NONE, false, 0, FINAL_ROBUST, 0, false, 0},
     {"mc", "flat Monte Carlo: playouts spread evenly over the root moves; best mean", SEL_FLAT, TREE_SINGLE,
-     false, 1, FINAL_MEAN, 0},
+     false, 1, FINAL_MEAN, 0, false, 0},
     {"uct", "UCT, one unbounded tree (P playouts create at most P nodes)", SEL_UCT, TREE_SINGLE, false, 0,
-     FINAL_ROBUST, 0},
-    {"uctr", "UCT in a pool of N nodes with LRU recycling", SEL_UCT, TREE_SINGLE, true, 0, FINAL_ROBUST, 1536},
-    {"uct2", "two-level UCT: P = N_top x N_sec playouts", SEL_UCT, TREE_TWO, false, 0, FINAL_ROBUST, 200},
+     FINAL_ROBUST, 0, false, 0},
+    {"uctr", "UCT in a pool of N nodes with LRU recycling", SEL_UCT, TREE_SINGLE, true, 0, FINAL_ROBUST, 1536, false, 0},
+    {"uct2", "two-level UCT: P = N_top x N_sec playouts", SEL_UCT, TREE_TWO, false, 0, FINAL_ROBUST, 200, false, 0},
     {"uctr2", "two-level UCT with recycling in both levels: P = P_top x P_sec", SEL_UCT, TREE_TWO, true, 0,
-     FINAL_ROBUST, 160},
+     FINAL_ROBUST, 160, false, 0},
     {"grave", "GRAVE, one unbounded tree (P playouts create at most P nodes)", SEL_GRAVE, TREE_SINGLE, false, 0,
-     FINAL_ROBUST, 0},
+     FINAL_ROBUST, 0, false, 0},
     {"graver", "GRAVE in a pool of N nodes with LRU recycling (GRAVER)", SEL_GRAVE, TREE_SINGLE, true, 0,
-     FINAL_ROBUST, 1536},
+     FINAL_ROBUST, 1536, false, 0},
     {"grave2", "two-level GRAVE (GRAVE^2): P = N_top x N_sec playouts", SEL_GRAVE, TREE_TWO, false, 0,
-     FINAL_ROBUST, 200},
+     FINAL_ROBUST, 200, false, 0},
     {"graver2", "two-level GRAVE with recycling in both levels (GRAVER^2): P = P_top x P_sec", SEL_GRAVE,
-     TREE_TWO, true, 0, FINAL_ROBUST, 160},
+     TREE_TWO, true, 0, FINAL_ROBUST, 160, false, 0},
+    /* The match player (issue 12): GRAVE with an exploration term, one tree
+     * for the whole match within memory= (LRU recycling), an MCTS solver,
+     * pondering; AMAF tables only at nodes with 8 visits or more (a node is
+     * a reference only past ref = 25 visits, spec §4.2). */
+    {"compete", "the match player: GRAVE + exploration, solver, tree reuse, pondering, bounded memory", SEL_GRAVE,
+     TREE_SINGLE, true, 0, FINAL_ROBUST, 0, true, 8},
 };
 const size_t search_n_variants = sizeof search_variants / sizeof search_variants[0];
 
@@ -48,7 +58,7 @@ const variant_t *variant_find(const char *name, size_t len)
 
 typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
-    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, N_KEYS
+    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, N_KEYS
 } key_id_t;
 
 typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF } key_type_t;
@@ -62,6 +72,7 @@ static bool ap_two_rec(const variant_t *v) { return v->tree == TREE_TWO && v->re
 static bool ap_grave(const variant_t *v) { return v->sel == SEL_GRAVE; }
 static bool ap_grave_two(const variant_t *v) { return v->sel == SEL_GRAVE && v->tree == TREE_TWO; }
 static bool ap_tree(const variant_t *v) { return v->sel == SEL_UCT || v->sel == SEL_GRAVE; }
+static bool ap_match(const variant_t *v) { return v->match; }
 
 typedef struct key_def {
     const char *name;
@@ -98,6 +109,16 @@ static const key_def_t key_defs[N_KEYS] = {
                    ap_search},
     [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_grave},
     [K_CHECK] = {"check", KT_ONOFF, 0, 1, "off", "verify the LRU invariants after every iteration (debugging)", ap_search},
+    [K_SOLVER] = {"solver", KT_ONOFF, 0, 1, "on", "MCTS solver: exact values of proven nodes, a proven win at once",
+                  ap_match},
+    [K_REUSE] = {"reuse", KT_ONOFF, 0, 1, "on",
+                 "keep the tree for the whole match (the subtree of the moves played), forced moves searched too",
+                 ap_match},
+    [K_PONDER] = {"ponder", KT_ONOFF, 0, 1, "on", "ggp serve: search on after replying, until the next request",
+                  ap_match},
+    [K_MEMORY] = {"memory", KT_INT, 1, 1048576, "(RAM/2)",
+                  "MB for the tree and its tables (default half the RAM, at most 4096); LRU recycling past it",
+                  ap_match},
 };
 
 static search_spec_t spec_defaults(const variant_t *v)
@@ -109,13 +130,17 @@ static search_spec_t spec_defaults(const variant_t *v)
         .lambda = 0.5,
         .bias = 0.01,
         .ref = 25,
-        .c = v->sel == SEL_UCT ? 0.70710678118654752 : 0, /* GRAVE: no exploration (spec §4.1) */
+        /* GRAVE: no exploration (spec §4.1); compete: some, see COMPETE_C */
+        .c = v->sel == SEL_UCT ? 0.70710678118654752 : v->match ? COMPETE_C : 0,
         .eps = 0.4,
         .decay = 0.2,
         .mast = true,
         .share = true,
         .amaf = AMAF_AUTO,
         .threads = 1,
+        .solver = true,
+        .reuse = true,
+        .ponder = true,
     };
 }
 
@@ -165,6 +190,9 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else goto bad;
         if (id == K_MAST) s->mast = on;
         else if (id == K_SHARE) s->share = on;
+        else if (id == K_SOLVER) s->solver = on;
+        else if (id == K_REUSE) s->reuse = on;
+        else if (id == K_PONDER) s->ponder = on;
         else s->check = on;
         return true;
     }
@@ -187,6 +215,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         case K_PSEC: s->psec = x; break;
         case K_SEED: s->seed = x; break;
         case K_THREADS: s->threads = (uint32_t)x; break;
+        case K_MEMORY: s->memory_mb = x; break;
         default: goto bad;
         }
         return true;
@@ -313,6 +342,15 @@ void search_spec_free(search_spec_t *s) { free(s); }
 
 bool search_spec_is_timed(const search_spec_t *s) { return s->seconds > 0; }
 
+bool search_spec_ponders(const search_spec_t *s) { return s->v->match && s->ponder && s->reuse; }
+
+bool search_spec_set_memory(search_spec_t *s, uint64_t mb)
+{
+    if (!s->v->match || (s->set & (1u << K_MEMORY))) return false;
+    s->memory_mb = mb;
+    return true;
+}
+
 uint64_t search_spec_seed(const search_spec_t *s) { return s->seed; }
 
 const char *search_spec_algorithm(const search_spec_t *s) { return s->v->name; }
@@ -344,6 +382,12 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_THREADS: fprintf(out, "%u", s->threads); break;
     case K_AMAF: fputs(s->amaf == AMAF_DENSE ? "dense" : s->amaf == AMAF_SPARSE ? "sparse" : "auto", out); break;
     case K_CHECK: fputs(s->check ? "on" : "off", out); break;
+    case K_SOLVER: fputs(s->solver ? "on" : "off", out); break;
+    case K_REUSE: fputs(s->reuse ? "on" : "off", out); break;
+    case K_PONDER: fputs(s->ponder ? "on" : "off", out); break;
+    case K_MEMORY:
+        fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
+        break;
     case N_KEYS: break;
     }
 }

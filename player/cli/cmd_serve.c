@@ -17,7 +17,7 @@
 static const char serve_help[] =
     "usage: ggp serve [--port P] [--bind ADDR] [--player SPEC] [--margin-ms M]\n"
     "                 [--max-body BYTES] [--log FILE] [--name NAME] [--seed N]\n"
-    "                 [--engine propnet|rules|auto] [--ground-ms MS]\n"
+    "                 [--engine propnet|rules|auto] [--ground-ms MS] [--memory MB]\n"
     "\n"
     "Play GGP matches over HTTP: answer the POSTed messages of a game manager\n"
     "(INFO, PREVIEW, START, PLAY, STOP, ABORT; any case, any path), one match at\n"
@@ -28,9 +28,13 @@ static const char serve_help[] =
     "  --port P          TCP port (default 9147; 0 picks a free one)\n"
     "  --bind ADDR       numeric address to listen on (default 0.0.0.0;\n"
     "                    '::' listens on IPv6 and IPv4)\n"
-    "  --player SPEC     searcher, ALGO[:key=value,...] (default grave; see\n"
-    "                    'ggp players'); without playouts= it searches until\n"
-    "                    the deadline, with playouts=N it stops at N playouts\n"
+    "  --player SPEC     searcher, ALGO[:key=value,...] (default compete: the\n"
+    "                    match player, with a solver, one tree for the match\n"
+    "                    and pondering; see 'ggp players'); without playouts=\n"
+    "                    it searches until the deadline, with playouts=N it\n"
+    "                    stops at N playouts\n"
+    "  --memory MB       bound of compete's tree (default half the RAM, at\n"
+    "                    most 4096; the spec's memory= key wins)\n"
     "  --margin-ms M     reply this many ms before the clock runs out, counted\n"
     "                    from the request's arrival (default 500)\n"
     "  --max-body BYTES  largest request accepted (default 8388608)\n"
@@ -63,8 +67,8 @@ static bool name_ok(const char *s)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *bind = "0.0.0.0", *spec_text = "grave", *log_path = NULL, *name = "ggp";
-    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1, ground_ms = 0;
+    const char *bind = "0.0.0.0", *spec_text = "compete", *log_path = NULL, *name = "ggp";
+    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1, ground_ms = 0, memory_mb = 0;
     engine_kind_t engine_kind = ENGINE_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -102,6 +106,8 @@ int cmd_serve(int argc, char **argv)
             if (!cli_engine_parse("serve", v, &engine_kind)) return EXIT_USAGE;
         } else if (!strcmp(a, "--ground-ms")) {
             if (!parse_u64("serve", a, v, 1, UINT32_MAX, &ground_ms)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--memory")) {
+            if (!parse_u64("serve", a, v, 1, 1048576, &memory_mb)) return EXIT_USAGE;
         } else {
             fprintf(stderr, "ggp serve: unknown option '%s'\n%s", a, serve_help);
             return EXIT_USAGE;
@@ -127,6 +133,7 @@ int cmd_serve(int argc, char **argv)
             spec = t;
         }
     }
+    if (memory_mb) (void)search_spec_set_memory(spec, memory_mb); /* only match players have a bound */
     FILE *log = stderr;
     if (log_path && !(log = fopen(log_path, "a"))) {
         perror(log_path);
@@ -147,7 +154,12 @@ int cmd_serve(int argc, char **argv)
     gdl_engine_config_t ec = {.spec = spec, .game_options = {.engine = engine_kind, .ground_ms = ground_ms}};
     engine_t engine;
     engine_gdl_init(&engine, &ec);
-    session_config_t sc = {.name = name, .margin_ms = margin, .engine = &engine, .log = log, .seed = seed};
+    session_config_t sc = {.name = name,
+                           .margin_ms = margin,
+                           .engine = &engine,
+                           .log = log,
+                           .seed = seed,
+                           .ponder = search_spec_ponders(spec)};
     session_t *session = session_new(&sc);
     server_config_t cfg = {.bind = bind, .port = (uint16_t)port, .max_body = (size_t)max_body, .session = session};
     server_t *sv = server_start(&cfg, err, sizeof err);

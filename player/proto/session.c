@@ -48,6 +48,7 @@ typedef struct job {
     deadline_t deadline;
     atomic_bool stop;
     bool done;
+    bool ponder;      /* nobody waits for it; the next request stops it */
     const char *move; /* engine's text, valid while m lives */
     char info[160];
 } job_t;
@@ -172,6 +173,27 @@ static job_t *run_search(session_t *s, match_t *m, uint64_t search_ns, uint64_t 
     wait_until(s, &j->done, reply_ns);
     if (!j->done) atomic_store(&j->stop, true);
     return j;
+}
+
+/* After a reply (s->mu held): search on from the match's current state
+ * until the next request stops it, or until the match would be deemed
+ * abandoned. The job has one reference, the search thread's. */
+static match_t *post_ponder(session_t *s, match_t *m)
+{
+    if (!s->cfg.ponder || !m->em || s->cfg.engine->is_terminal(m->em)) return NULL;
+    match_t *dead = cancel_jobs(s);
+    job_t *j = xcalloc(1, sizeof *j);
+    j->refs = 1;
+    j->m = m;
+    m->refs++;
+    j->ponder = true;
+    j->snap = s->cfg.engine->snapshot(m->em);
+    uint64_t limit_ms = 2ULL * m->play_clock * 1000ULL + 10000ULL;
+    j->deadline = deadline_at_ns(clock_now_ns() + limit_ms * 1000000ULL);
+    atomic_init(&j->stop, false);
+    s->pending = j;
+    pthread_cond_broadcast(&s->cv);
+    return dead;
 }
 
 /* ---- logging ---- */
@@ -385,15 +407,17 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     job_t *j = NULL;
     if (!e->is_terminal(em) && clock_now_ns() + MIN_SEARCH_MS * 1000000ULL < reply_ns)
         j = run_search(s, m, search_at(arrival_ns, reply_ns), reply_ns, &dead);
-    match_t *dead2 = NULL;
+    match_t *dead2 = NULL, *dead3 = NULL;
     if (j) {
         atomic_store(&j->stop, true);
         snprintf(a->note, sizeof a->note, "metagame: %s", j->info);
         dead2 = job_unref(e, j);
     }
+    if (s->cur == m) dead3 = post_ponder(s, m);
     pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
     match_destroy(e, dead2);
+    match_destroy(e, dead3);
     set_answer(a, 200, "ready");
 }
 
@@ -450,12 +474,16 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         }
         set_answer(a, 200, move);
         match_t *d3 = job_unref(e, j);
+        match_t *d4 = post_ponder(s, m);
         pthread_mutex_unlock(&s->mu);
         match_destroy(e, d3);
+        match_destroy(e, d4);
     } else {
         snprintf(a->note, sizeof a->note, "step %u: no time to search, random legal move", m->steps);
         set_answer(a, 200, move);
+        match_t *d4 = post_ponder(s, m);
         pthread_mutex_unlock(&s->mu);
+        match_destroy(e, d4);
     }
     match_destroy(e, dead);
     match_destroy(e, dead2);

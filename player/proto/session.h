@@ -43,6 +43,11 @@ typedef struct session_config {
     const engine_t *engine; /* not owned */
     FILE *log;              /* request log (NULL: none); not owned */
     uint64_t seed;          /* for fallback random moves */
+    /* Ponder: after answering START or PLAY, search on from the same state
+     * until the next request of the match arrives (the manager waits for
+     * the slowest player, so that time is free; issue 12). The engine's
+     * choose must keep what it learns (compete's reused tree). */
+    bool ponder;
 } session_config_t;
 
 session_t *session_new(const session_config_t *cfg);

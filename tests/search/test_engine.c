@@ -87,6 +87,7 @@ static void small_spec(const variant_t *v, uint32_t p, char *buf, size_t len)
 {
     uint32_t s = (uint32_t)lround(sqrt((double)p));
     if (v->sel == SEL_NONE) snprintf(buf, len, "%s", v->name);
+    else if (v->match) snprintf(buf, len, "%s:playouts=%u,memory=1,check=on", v->name, p); /* ~15k nodes */
     else if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=%u", v->name, p);
     else if (v->tree == TREE_SINGLE) snprintf(buf, len, "%s:playouts=%u,nodes=%u,check=on", v->name, p, p / 5 + 2);
     else if (!v->recycle) snprintf(buf, len, "%s:nodes=%u,check=on", v->name, 2 * s);
@@ -172,12 +173,14 @@ static void check_game_all_variants(const char *path, uint32_t steps, uint32_t p
                 assert_int_equal(rep.playouts, rep2.playouts);
                 const move_id_t *ms;
                 if (game_legal(t.ctx, r, &ms) >= 2 && sp->v->sel != SEL_NONE) {
-                    if (rep.playouts != expected_playouts(sp))
+                    /* a match tree stops once its root is proven (solver) */
+                    if (rep.playouts != expected_playouts(sp) && !(sp->v->match && rep.solved))
                         fail_msg("%s %s: %llu playouts, expected %llu", path, text, (unsigned long long)rep.playouts,
                                  (unsigned long long)expected_playouts(sp));
-                    if (rep.nodes_peak > node_bound(sp) || rep.nodes_peak == 0)
+                    uint64_t bound = sp->v->match ? searcher_engine(s1[r], 0)->pool.reg[0].cap : node_bound(sp);
+                    if (rep.nodes_peak > bound || rep.nodes_peak == 0)
                         fail_msg("%s %s: %llu resident nodes, bound %llu", path, text,
-                                 (unsigned long long)rep.nodes_peak, (unsigned long long)node_bound(sp));
+                                 (unsigned long long)rep.nodes_peak, (unsigned long long)bound);
                     engine_t *e = searcher_engine(s1[r], 0);
                     if (e->st.check_fail) fail_msg("%s %s: %s", path, text, e->st.check_msg);
                     assert_true(rep.bytes_per_node >= sizeof(node_t));
@@ -267,7 +270,7 @@ static void identity_on(const char *path, uint64_t seeds, uint32_t p)
     if (!path || !tg_load(&t, path)) return;
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         const variant_t *rv = &search_variants[vi];
-        if (!rv->recycle) continue;
+        if (!rv->recycle || rv->match) continue; /* compete: test_compete.c */
         const variant_t *base = NULL; /* the same row without recycling */
         for (size_t j = 0; j < search_n_variants; j++)
             if (search_variants[j].sel == rv->sel && search_variants[j].tree == rv->tree && !search_variants[j].recycle)
@@ -323,7 +326,8 @@ static void test_recycling_identity(void **state)
 static void budget_spec(const variant_t *v, uint32_t p, char *buf, size_t len)
 {
     uint32_t s = (uint32_t)lround(sqrt((double)p));
-    if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=%u", v->name, p);
+    if (v->match) snprintf(buf, len, "%s:playouts=%u,check=on", v->name, p);
+    else if (v->tree == TREE_SINGLE && !v->recycle) snprintf(buf, len, "%s:playouts=%u", v->name, p);
     else if (v->tree == TREE_SINGLE) snprintf(buf, len, "%s:playouts=%u,nodes=%u,check=on", v->name, p, p / 5);
     else if (!v->recycle) snprintf(buf, len, "%s:nodes=%u,check=on", v->name, 2 * s);
     else snprintf(buf, len, "%s:nodes=%u,ptop=%u,psec=%u,check=on", v->name, 4 * s / 3, 4 * s / 3, 3 * s / 4);

@@ -1,0 +1,391 @@
+/* test_compete.c - the match player `compete` (issue 12): the MCTS solver
+ * (a won position proven, a proven loss never chosen, simultaneous nodes),
+ * tree reuse (the subtree after a move keeps its visit counts), the memory
+ * bound over a whole match (pondering: tests/player/test_ponder.c). The every-variant loops of test_engine.c cover
+ * compete on turn-taking, simultaneous, single-player and 3-player games
+ * and its determinism. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "base/clock.h"
+#include "player/cli/common.h"
+#include "search/search_internal.h"
+#include "st_util.h"
+
+typedef struct tgame {
+    loaded_t l;
+    game_t *g;
+    game_ctx_t *ctx;
+    game_state_t *st;
+} tgame_t;
+
+static bool tg_load(tgame_t *t, const char *path)
+{
+    memset(t, 0, sizeof *t);
+    if (!path) return false;
+    tu_diag_t td;
+    tu_diag_open(&td);
+    if (!load_rules(path, &td.d, &t->l)) fail_msg("cannot read %s", path);
+    if (t->l.errors) fail_msg("%s: %s", path, tu_diag_text(&td));
+    game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
+    t->g = game_compile(t->l.prog, &opt, &td.d);
+    if (!t->g) fail_msg("%s: %s", path, tu_diag_text(&td));
+    tu_diag_close(&td);
+    t->ctx = game_ctx_new(t->g);
+    t->st = game_state_new(t->g);
+    game_initial(t->ctx, t->st);
+    game_ctx_set_state(t->ctx, t->st);
+    return true;
+}
+
+static void tg_free(tgame_t *t)
+{
+    game_state_free(t->st);
+    game_ctx_free(t->ctx);
+    game_free(t->g);
+    loaded_free(&t->l);
+}
+
+static const char *data_file(const char *name)
+{
+    static char buf[4][1024];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/tests/search/data/%s", GGP_SOURCE_DIR, name);
+    return buf[i];
+}
+
+static searcher_t *new_searcher(tgame_t *t, uint32_t role, const char *text, uint64_t seed, search_spec_t **sp)
+{
+    char err[512];
+    *sp = search_spec_parse(text, err, sizeof err);
+    if (!*sp) fail_msg("%s: %s", text, err);
+    searcher_t *s = searcher_new(t->g, role, *sp);
+    searcher_reseed(s, seed);
+    return s;
+}
+
+static double node_value(const engine_t *e, uint32_t n, uint32_t r)
+{
+    return e->pool.nodes[n].visits ? pool_w(&e->pool, n)[r] / e->pool.nodes[n].visits : 0;
+}
+
+/* ---- solver ------------------------------------------------------------------ */
+
+/* x to play can win at once: the solver proves the root, stops early and
+ * plays the win with value 1; without the solver the whole budget runs. */
+static void test_solver_proves_win(void **state)
+{
+    (void)state;
+    tgame_t t;
+    tg_load(&t, data_file("ttt_win1.kif"));
+    move_id_t want;
+    assert_true(game_move_from_text(t.ctx, 0, "(mark 1 3)", 10, &want));
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=5000,check=on", seed, &sp);
+        search_report_t rep;
+        move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        assert_int_equal(m, want);
+        assert_true(rep.solved);
+        assert_true(rep.value > 0.999);
+        assert_true(rep.playouts < 5000);
+        searcher_free(s);
+        search_spec_free(sp);
+        s = new_searcher(&t, 0, "compete:playouts=5000,solver=off", seed, &sp);
+        m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        assert_false(rep.solved);
+        assert_int_equal(rep.playouts, 5000);
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    tg_free(&t);
+}
+
+/* A solved node's value equals the minimax value found by brute force. */
+static double minimax(tgame_t *t, const game_state_t *st, uint32_t r, int depth)
+{
+    game_ctx_set_state(t->ctx, st);
+    if (game_is_terminal(t->ctx)) return game_goal(t->ctx, r) / 100.0;
+    uint32_t k = game_num_roles(t->g), mover = 0, n_mover = 0;
+    const move_id_t *ms;
+    move_id_t joint[8];
+    for (uint32_t q = 0; q < k; q++) {
+        uint32_t n = game_legal(t->ctx, q, &ms);
+        joint[q] = ms[0];
+        if (n >= 2) {
+            mover = q;
+            n_mover = n;
+        }
+    }
+    move_id_t moves[64];
+    if (n_mover == 0) {
+        game_state_t *nx = game_state_new(t->g);
+        game_next(t->ctx, joint, nx);
+        double v = minimax(t, nx, r, depth + 1);
+        game_state_free(nx);
+        return v;
+    }
+    game_legal(t->ctx, mover, &ms);
+    memcpy(moves, ms, n_mover * sizeof *ms);
+    double best = mover == r ? -1 : 2;
+    game_state_t *nx = game_state_new(t->g);
+    for (uint32_t i = 0; i < n_mover; i++) {
+        game_ctx_set_state(t->ctx, st);
+        for (uint32_t q = 0; q < k; q++) {
+            game_legal(t->ctx, q, &ms);
+            joint[q] = q == mover ? moves[i] : ms[0];
+        }
+        game_next(t->ctx, joint, nx);
+        double v = minimax(t, nx, r, depth + 1); /* two players, zero-sum: r's value */
+        if (mover == r ? v > best : v < best) best = v;
+    }
+    game_state_free(nx);
+    return best;
+}
+
+/* Every proven root child of a ticTacToe search carries its exact value;
+ * and over many small budgets the move chosen is never a proven loss while
+ * a move not proven lost exists. */
+static void test_solver_exact_and_no_proven_loss(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("ticTacToe.kif"))) {
+        skip();
+        return;
+    }
+    /* x centre, o corner, x the opposite corner: o draws with a corner and
+     * loses with an edge */
+    const char *line[][2] = {{"(mark 2 2)", "noop"}, {"noop", "(mark 1 1)"}, {"(mark 3 3)", "noop"}};
+    for (size_t i = 0; i < 3; i++) {
+        move_id_t joint[2];
+        assert_true(game_move_from_text(t.ctx, 0, line[i][0], strlen(line[i][0]), &joint[0]));
+        assert_true(game_move_from_text(t.ctx, 1, line[i][1], strlen(line[i][1]), &joint[1]));
+        game_ctx_play(t.ctx, joint);
+    }
+    game_state_copy(t.g, t.st, game_ctx_state(t.ctx));
+    uint32_t proven = 0, lost_avoided = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        search_spec_t *sp;
+        char text[64];
+        snprintf(text, sizeof text, "compete:playouts=%llu", (unsigned long long)(40 + 25 * seed));
+        searcher_t *s = new_searcher(&t, 1, text, seed, &sp);
+        search_report_t rep;
+        move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        engine_t *e = searcher_engine(s, 0);
+        bool lost_chosen = false, other = false;
+        uint32_t legal = 0;
+        {
+            const move_id_t *ms;
+            game_ctx_set_state(t.ctx, t.st);
+            legal = game_legal(t.ctx, 1, &ms);
+        }
+        uint32_t children = 0;
+        for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling) {
+            children++;
+            bool solved = e->pool.nodes[c].flags & NODE_SOLVED;
+            if (!solved) {
+                other = true;
+                continue;
+            }
+            proven++;
+            game_ctx_set_state(t.ctx, t.st);
+            move_id_t joint[2] = {0, e->pool.nodes[c].edge};
+            const move_id_t *ms;
+            game_legal(t.ctx, 0, &ms);
+            joint[0] = ms[0];
+            game_state_t *nx = game_state_new(t.g);
+            game_next(t.ctx, joint, nx);
+            double exact = minimax(&t, nx, 1, 0);
+            game_state_free(nx);
+            if (fabs(node_value(e, c, 1) - exact) > 1e-3)
+                fail_msg("seed %llu: a proven child valued %.3f, minimax %.3f", (unsigned long long)seed,
+                         node_value(e, c, 1), exact);
+            if (exact <= 0) {
+                if (e->pool.nodes[c].edge == m) lost_chosen = true;
+            } else {
+                other = true;
+            }
+        }
+        if (children < legal) other = true;
+        if (lost_chosen && other) fail_msg("seed %llu: played a proven loss", (unsigned long long)seed);
+        if (other && !lost_chosen) lost_avoided++;
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    assert_true(proven > 0); /* the test saw proofs */
+    assert_true(lost_avoided > 0);
+    tg_free(&t);
+}
+
+/* Simultaneous moves: the solver never proves a node whose joint children
+ * disagree, and compete still finds the forced win of sim_bid. */
+static void test_solver_simultaneous(void **state)
+{
+    (void)state;
+    tgame_t t;
+    tg_load(&t, data_file("sim_bid.kif"));
+    move_id_t want;
+    assert_true(game_move_from_text(t.ctx, 0, "(bid 3)", 7, &want));
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,check=on", seed, &sp);
+        search_report_t rep;
+        move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        assert_int_equal(m, want);
+        engine_t *e = searcher_engine(s, 0);
+        /* a solved simultaneous node has children that all agree */
+        for (uint32_t n = 0; n < e->pool.reg[0].bump; n++) {
+            const node_t *x = &e->pool.nodes[n];
+            if (!(x->flags & NODE_USED) || !(x->flags & NODE_SOLVED) || x->first_child == NIL) continue;
+            for (uint32_t c = x->first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
+                assert_true(e->pool.nodes[c].flags & NODE_SOLVED);
+        }
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    tg_free(&t);
+}
+
+/* ---- tree reuse ------------------------------------------------------------------ */
+
+/* After a move and the reply, the new root is the old grandchild, with its
+ * visit counts; reuse=off starts from nothing. Forced moves are searched. */
+static void test_tree_reuse(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("connectFour.kif"))) {
+        skip();
+        return;
+    }
+    for (int reuse = 1; reuse >= 0; reuse--) {
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 0, reuse ? "compete:playouts=20000,check=on" : "compete:playouts=20000,reuse=off",
+                                     7, &sp);
+        search_report_t rep;
+        move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        engine_t *e = searcher_engine(s, 0);
+        assert_int_equal(rep.reused, 0);
+        /* red plays m; yellow answers with its most visited reply in our tree */
+        uint32_t child = NIL;
+        for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
+            if (e->pool.nodes[c].edge == m) child = c;
+        assert_true(child != NIL);
+        uint32_t grand = NIL;
+        for (uint32_t c = e->pool.nodes[child].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
+            if (grand == NIL || e->pool.nodes[c].visits > e->pool.nodes[grand].visits) grand = c;
+        assert_true(grand != NIL);
+        uint32_t kept = e->pool.nodes[grand].visits;
+        move_id_t reply = e->pool.nodes[grand].edge;
+        game_ctx_set_state(t.ctx, t.st);
+        const move_id_t *ms;
+        game_legal(t.ctx, 1, &ms);
+        move_id_t joint[2] = {m, ms[0]};
+        game_ctx_play(t.ctx, joint);
+        /* yellow's turn: red's move is forced (noop) and still searched */
+        game_state_t *mid = game_state_new(t.g);
+        game_state_copy(t.g, mid, game_ctx_state(t.ctx));
+        search_report_t rep_forced;
+        searcher_choose(s, mid, deadline_none(), NULL, &rep_forced);
+        if (reuse) {
+            assert_int_equal(rep_forced.playouts, 20000);
+            assert_true(rep_forced.reused >= e->pool.nodes[child].visits - 20000);
+        } else {
+            assert_int_equal(rep_forced.playouts, 0);
+        }
+        game_legal(t.ctx, 0, &ms);
+        joint[0] = ms[0];
+        joint[1] = reply;
+        game_ctx_play(t.ctx, joint);
+        game_state_t *now = game_state_new(t.g);
+        game_state_copy(t.g, now, game_ctx_state(t.ctx));
+        if (reuse) { /* the forced search grew the grandchild further */
+            for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
+                if (e->pool.nodes[c].edge == reply) kept = e->pool.nodes[c].visits;
+        }
+        searcher_choose(s, now, deadline_none(), NULL, &rep);
+        if (reuse) {
+            assert_int_equal(rep.reused, kept);
+            assert_true(kept > 100);
+            /* the released nodes are reused: nothing leaks past the bound */
+            assert_null(pool_check(&e->pool, 0, NULL, 0));
+        } else {
+            assert_int_equal(rep.reused, 0);
+        }
+        game_state_free(mid);
+        game_state_free(now);
+        searcher_free(s);
+        search_spec_free(sp);
+        game_ctx_set_state(t.ctx, t.st);
+    }
+    tg_free(&t);
+}
+
+/* ---- memory bound over a whole match ---------------------------------------------- */
+
+static void play_bounded_match(const char *path, const char *spec_text, uint64_t mb)
+{
+    tgame_t t;
+    if (!tg_load(&t, path)) {
+        skip();
+        return;
+    }
+    uint32_t k = game_num_roles(t.g);
+    searcher_t *s[8];
+    search_spec_t *sp = NULL;
+    for (uint32_t r = 0; r < k; r++) {
+        search_spec_t *x;
+        s[r] = new_searcher(&t, r, spec_text, 11 + r, &x);
+        if (r == 0) sp = x;
+        else search_spec_free(x);
+    }
+    uint64_t recycled = 0;
+    uint32_t steps = 0;
+    game_state_t *now = game_state_new(t.g);
+    while (!game_is_terminal(t.ctx) && steps < 300) {
+        game_state_copy(t.g, now, game_ctx_state(t.ctx));
+        move_id_t joint[8];
+        for (uint32_t r = 0; r < k; r++) {
+            search_report_t rep;
+            joint[r] = searcher_choose(s[r], now, deadline_none(), NULL, &rep);
+            recycled += rep.recycled;
+            engine_t *e = searcher_engine(s[r], 0);
+            size_t held = pool_held_bytes(&e->pool);
+            if (held > mb * 1024 * 1024)
+                fail_msg("step %u: the tree holds %zu bytes, bound %llu MB", steps, held, (unsigned long long)mb);
+            const char *bad = pool_check(&e->pool, 0, NULL, 0);
+            if (bad) fail_msg("step %u: %s", steps, bad);
+        }
+        game_ctx_set_state(t.ctx, now);
+        game_ctx_play(t.ctx, joint);
+        steps++;
+    }
+    assert_true(game_is_terminal(t.ctx));
+    assert_true(recycled > 0); /* the bound was reached and held */
+    game_state_free(now);
+    for (uint32_t r = 0; r < k; r++) searcher_free(s[r]);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
+static void test_memory_bound_long_match(void **state)
+{
+    (void)state;
+    /* 1 MB: about 15k nodes; the tree kept from move to move outgrows it */
+    play_bounded_match(st_shared_game("breakthrough.kif"), "compete:playouts=6000,memory=1", 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_solver_proves_win),
+        cmocka_unit_test(test_solver_exact_and_no_proven_loss),
+        cmocka_unit_test(test_solver_simultaneous),
+        cmocka_unit_test(test_tree_reuse),
+        cmocka_unit_test(test_memory_bound_long_match),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
