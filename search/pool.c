@@ -501,7 +501,7 @@ const char *pool_check(const pool_t *p, uint32_t reg, const uint32_t *path, size
     for (size_t i = 0; i < n; i++) nodes[path[i]].flags |= NODE_MARK;
     const char *err = NULL;
     /* positions in the LRU, front = 0 */
-    uint32_t *pos = xcalloc(r->cap ? r->cap : 1, sizeof *pos);
+    uint32_t *pos = xcalloc(r->bump ? r->bump : 1, sizeof *pos); /* indexed by i - base < bump */
     uint32_t count = 0, prev = NIL;
     for (uint32_t i = r->lru_head; i != NIL; i = nodes[i].lru_next) {
         if (i < r->base || i >= r->base + r->bump) { err = "LRU holds a node outside its region"; goto out; }

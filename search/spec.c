@@ -15,7 +15,7 @@
 #include "search/search_internal.h"
 
 /* compete's exploration constant (tournaments in bench/results/compete.md). */
-#define COMPETE_C 0.2
+#define COMPETE_C 0.4
 
 /* name, summary, selection, tree, recycle, max_depth, final move, default N,
  * match player, AMAF tables from this many visits */

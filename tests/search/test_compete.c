@@ -231,11 +231,12 @@ static void test_solver_simultaneous(void **state)
     assert_true(game_move_from_text(t.ctx, 0, "(bid 3)", 7, &want));
     for (uint64_t seed = 1; seed <= 3; seed++) {
         search_spec_t *sp;
-        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,check=on", seed, &sp);
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000", seed, &sp);
         search_report_t rep;
         move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
         assert_int_equal(m, want);
         engine_t *e = searcher_engine(s, 0);
+        assert_null(pool_check(&e->pool, 0, NULL, 0));
         /* a solved simultaneous node has children that all agree */
         for (uint32_t n = 0; n < e->pool.reg[0].bump; n++) {
             const node_t *x = &e->pool.nodes[n];
@@ -263,12 +264,13 @@ static void test_tree_reuse(void **state)
     }
     for (int reuse = 1; reuse >= 0; reuse--) {
         search_spec_t *sp;
-        searcher_t *s = new_searcher(&t, 0, reuse ? "compete:playouts=20000,check=on" : "compete:playouts=20000,reuse=off",
+        searcher_t *s = new_searcher(&t, 0, reuse ? "compete:playouts=20000" : "compete:playouts=20000,reuse=off",
                                      7, &sp);
         search_report_t rep;
         move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
         engine_t *e = searcher_engine(s, 0);
         assert_int_equal(rep.reused, 0);
+        assert_null(pool_check(&e->pool, 0, NULL, 0));
         /* red plays m; yellow answers with its most visited reply in our tree */
         uint32_t child = NIL;
         for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
@@ -375,7 +377,7 @@ static void test_memory_bound_long_match(void **state)
 {
     (void)state;
     /* 1 MB: about 15k nodes; the tree kept from move to move outgrows it */
-    play_bounded_match(st_shared_game("breakthrough.kif"), "compete:playouts=6000,memory=1", 1);
+    play_bounded_match(st_shared_game("connectFour.kif"), "compete:playouts=4000,memory=1", 1);
 }
 
 int main(void)
