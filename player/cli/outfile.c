@@ -15,13 +15,16 @@ static void report(const char *cmd, const char *what, int err)
     fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, what, strerror(err ? err : EIO));
 }
 
-/* The first error of f: a failed flush sets errno; an error flag set by an
- * earlier write whose errno is gone is reported as EIO. 0 if none. */
+/* The error of f, 0 if none. A failed flush sets errno. When an earlier
+ * write already failed (an unbuffered or line-buffered stream writes at
+ * once) its errno is still there if we are called right after it; when
+ * it is gone, the error is reported as EIO. */
 static int flush_error(FILE *f)
 {
+    int before = ferror(f) ? errno : 0;
     errno = 0;
     int rc = fflush(f);
-    int e = errno;
+    int e = errno ? errno : before;
     if (rc != 0 || ferror(f)) return e ? e : EIO;
     return 0;
 }

@@ -36,7 +36,8 @@ void out_file_discard(out_file_t *o);
 /* Flush f and check its error flag; with do_close also close it (and
  * check that). Returns false after printing "ggp CMD: cannot write WHAT:
  * REASON". For streams written piecemeal (a CSV appended per game, a log,
- * stdout). */
+ * stdout). Call it right after the writes: the reason of a write that
+ * failed at once (a line-buffered stream) is taken from errno. */
 bool out_stream_check(FILE *f, const char *cmd, const char *what, bool do_close);
 /* out_stream_check without closing, then fsync when f is a regular file,
  * so that what was written survives a kill or a crash. */
