@@ -146,7 +146,8 @@ static void print_source_line(FILE *out, src_t *s, uint32_t line, uint32_t col)
     fwrite(buf, 1, n, out);
 }
 
-void diag_report(diag_t *d, diag_level_t level, src_t *src, uint32_t off, const char *fmt, ...)
+static void __attribute__((format(printf, 6, 0)))
+vreport(diag_t *d, diag_level_t level, src_t *src, uint32_t off, bool show_source, const char *fmt, va_list ap)
 {
     if (level == DIAG_ERROR) d->errors++;
     else if (level == DIAG_WARNING) d->warnings++;
@@ -158,15 +159,29 @@ void diag_report(diag_t *d, diag_level_t level, src_t *src, uint32_t off, const 
     }
     uint32_t line = 0, col = 0;
     if (src) {
-        src_locate(src, off, &line, &col);
+        if (off == 0) line = col = 1; /* no line table needed (huge files) */
+        else src_locate(src, off, &line, &col);
         fprintf(d->out, "%s:%u:%u: %s: ", src->name, line, col, level_name(level));
     } else {
         fprintf(d->out, "ggp: %s: ", level_name(level));
     }
+    vfprintf(d->out, fmt, ap);
+    fputc('\n', d->out);
+    if (src && show_source && d->show_source && src->len > 0) print_source_line(d->out, src, line, col);
+}
+
+void diag_report(diag_t *d, diag_level_t level, src_t *src, uint32_t off, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(d->out, fmt, ap);
+    vreport(d, level, src, off, true, fmt, ap);
     va_end(ap);
-    fputc('\n', d->out);
-    if (src && d->show_source && src->len > 0) print_source_line(d->out, src, line, col);
+}
+
+void diag_report_file(diag_t *d, diag_level_t level, src_t *src, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(d, level, src, 0, false, fmt, ap);
+    va_end(ap);
 }

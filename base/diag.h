@@ -50,6 +50,12 @@ void diag_init(diag_t *d, FILE *out);
 /* Report at a location (src may be NULL for a location-less message). */
 void diag_report(diag_t *d, diag_level_t level, src_t *src, uint32_t off,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A problem of the whole file (something missing, not something written):
+ * located at line 1, column 1 as compilers do, so that editors and CI
+ * still attach it to the file, and without a source line. src may be
+ * NULL (then "ggp: error: ..."). */
+void diag_report_file(diag_t *d, diag_level_t level, src_t *src, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 #define diag_error(d, src, off, ...) diag_report((d), DIAG_ERROR, (src), (off), __VA_ARGS__)
 #define diag_warning(d, src, off, ...) diag_report((d), DIAG_WARNING, (src), (off), __VA_ARGS__)
 #define diag_note(d, src, off, ...) diag_report((d), DIAG_NOTE, (src), (off), __VA_ARGS__)

@@ -190,7 +190,10 @@ static void build_rule(builder_t *b, const sexpr_t *x)
 unsigned gdl_build(program_t *p, sexpr_t **forms, size_t n, diag_t *d)
 {
     builder_t b = {.p = p, .d = d};
-    for (size_t i = 0; i < n; i++) build_rule(&b, forms[i]);
+    /* A form left open at the end of input (reported by the reader) has
+     * swallowed every form after its '(' as items: building it would only
+     * report those as misplaced, once each. Stop there. */
+    for (size_t i = 0; i < n && !(forms[i]->is_list && forms[i]->unclosed); i++) build_rule(&b, forms[i]);
     return b.errors;
 }
 

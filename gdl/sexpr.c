@@ -17,7 +17,7 @@ unsigned sx_parse(arena_t *a, symtab_t *st, src_t *src, diag_t *d, sexpr_t ***fo
     *forms = NULL;
     *n = 0;
     if (src->len > (size_t)INT32_MAX) {
-        diag_error(d, NULL, 0, "%s: input larger than 2 GiB", src->name);
+        diag_report_file(d, DIAG_ERROR, src, "input larger than 2 GiB");
         return 1;
     }
     yyscan_t scanner;

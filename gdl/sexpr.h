@@ -29,6 +29,8 @@ typedef struct sexpr {
     sym_t sym;    /* atoms: the interned name */
     uint32_t n;   /* lists: number of items */
     struct sexpr **items;
+    bool unclosed; /* lists: closed by the reader at the end of input, after
+                      it reported the unclosed '(' */
 } sexpr_t;
 
 /* Lists nested deeper than this are refused (untrusted input). */

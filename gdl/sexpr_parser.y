@@ -75,6 +75,8 @@ form
                                     x->is_list = true;
                                     x->off = @1.start;
                                     x->end = @3.end;
+                                    /* the scanner's synthetic ')' at end of input is empty */
+                                    x->unclosed = @3.start == @3.end;
                                     x->n = $2.n;
                                     x->items = arena_calloc(s->arena, $2.n, sizeof *x->items);
                                     uint32_t i = 0;

@@ -109,7 +109,8 @@ static void __attribute__((format(printf, 3, 4))) note_at(val_t *v, uint32_t off
     va_end(ap);
 }
 
-/* A problem of the whole description (something missing): no location. */
+/* A problem of the whole description (something missing): reported at
+ * the file (line 1, column 1), with no source line. */
 static void __attribute__((format(printf, 3, 4))) whole(val_t *v, diag_level_t level, const char *fmt, ...)
 {
     va_list ap;
@@ -134,7 +135,8 @@ static void flush(val_t *v, diag_t *d)
     if (v->n_pend > 1) qsort(v->pend, v->n_pend, sizeof *v->pend, pend_cmp);
     for (size_t i = 0; i < v->n_pend; i++) {
         pend_t *e = &v->pend[i];
-        diag_report(d, e->level, e->has_loc ? v->p->src : NULL, e->off, "%s", e->msg);
+        if (e->has_loc) diag_report(d, e->level, v->p->src, e->off, "%s", e->msg);
+        else diag_report_file(d, e->level, v->p->src, "%s", e->msg);
         free(e->msg);
     }
     free(v->pend);
@@ -1045,14 +1047,12 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
     check_recursion(&v, &g);
     rgraph_free(&g);
 
-    const char *file = p->src ? p->src->name : "<rules>";
-    if (!has[SYM_ROLE]) whole(&v, DIAG_ERROR, "%s: no 'role' facts: a game needs at least one role", file);
+    if (!has[SYM_ROLE]) whole(&v, DIAG_ERROR, "no 'role' facts: a game needs at least one role");
     static const sym_t required[] = {SYM_LEGAL, SYM_GOAL, SYM_TERMINAL};
     for (size_t k = 0; k < sizeof required / sizeof *required; k++)
         if (!has[required[k]])
-            whole(&v, DIAG_ERROR, "%s: '%s' is never defined: every game needs it", file,
-                  symtab_key(v.st, required[k]));
-    if (!has[SYM_INIT]) whole(&v, DIAG_WARNING, "%s: 'init' is never defined: the initial state is empty", file);
+            whole(&v, DIAG_ERROR, "'%s' is never defined: every game needs it", symtab_key(v.st, required[k]));
+    if (!has[SYM_INIT]) whole(&v, DIAG_WARNING, "'init' is never defined: the initial state is empty");
 
     for (size_t s = 0; s < v.n_syms; s++) {
         info.n_relations += v.rel_used[s];

@@ -1,12 +1,14 @@
 /* cmd_check.c - `ggp check FILE.kif...`: parse and validate rule files. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/xalloc.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 
 static const char check_help[] =
-    "usage: ggp check [--quiet] FILE.kif...\n"
+    "usage: ggp check FILE.kif... [--quiet]\n"
     "\n"
     "Parse and validate each GDL rule file. For a valid file, print its roles\n"
     "and the counts of rules, facts, relations and functions. For an invalid\n"
@@ -19,48 +21,57 @@ static const char check_help[] =
 
 int cmd_check(int argc, char **argv)
 {
-    bool quiet = false;
-    int first = 1;
-    for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
-        if (!strcmp(argv[first], "--help") || !strcmp(argv[first], "-h")) {
+    bool quiet = false, dashdash = false;
+    /* Options anywhere, as every other command takes them; after "--"
+     * every argument is a file. */
+    const char **files = xcalloc((size_t)argc, sizeof *files);
+    int n_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (dashdash || a[0] != '-' || !a[1]) {
+            files[n_files++] = a;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(check_help, stdout);
+            free(files);
             return EXIT_OK;
-        } else if (!strcmp(argv[first], "--quiet") || !strcmp(argv[first], "-q")) {
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;
-        } else if (!strcmp(argv[first], "--")) {
-            first++;
-            break;
+        } else if (!strcmp(a, "--")) {
+            dashdash = true;
         } else {
-            fprintf(stderr, "ggp check: unknown option '%s'\n%s", argv[first], check_help);
+            fprintf(stderr, "ggp check: unknown option '%s'\n%s", a, check_help);
+            free(files);
             return EXIT_USAGE;
         }
     }
-    if (first >= argc) {
+    if (n_files == 0) {
         fputs(check_help, stderr);
+        free(files);
         return EXIT_USAGE;
     }
     int rc = EXIT_OK;
-    for (int i = first; i < argc; i++) {
+    for (int i = 0; i < n_files; i++) {
         diag_t d;
         diag_init(&d, stderr);
         d.max_errors = 100;
         loaded_t l;
-        if (!load_rules(argv[i], &d, &l)) {
+        if (!load_rules(files[i], &d, &l)) {
             rc = EXIT_USAGE;
             continue;
         }
         if (l.errors) {
-            printf("%s: invalid (%u error%s)\n", argv[i], l.errors, l.errors == 1 ? "" : "s");
+            printf("%s: invalid (%u error%s)\n", files[i], l.errors, l.errors == 1 ? "" : "s");
             if (rc == EXIT_OK) rc = EXIT_FAIL;
         } else if (quiet) {
-            printf("%s: ok\n", argv[i]);
+            printf("%s: ok\n", files[i]);
         } else {
-            printf("%s: ok\n  roles:", argv[i]);
+            printf("%s: ok\n  roles:", files[i]);
             for (uint32_t r = 0; r < l.info.n_roles; r++) printf(" %s", symtab_spelling(l.syms, l.info.roles[r]));
             printf("\n  rules: %zu  facts: %zu  relations: %zu  functions: %zu\n  parse+validate: %.2f ms\n",
                    l.info.n_rules, l.info.n_facts, l.info.n_relations, l.info.n_functions, l.load_ms);
         }
         loaded_free(&l);
     }
+    free(files);
     return rc;
 }

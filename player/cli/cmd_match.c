@@ -12,6 +12,7 @@
 #include "gdl/sexpr.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
+#include "player/cli/outfile.h"
 #include "player/cli/trace_io.h"
 #include "player/manager/http_client.h"
 #include "player/manager/manager.h"
@@ -27,11 +28,14 @@ static const char match_help[] =
     "one URL per role in the order of the role facts (e.g. http://127.0.0.1:9147/).\n"
     "Every player gets START, then PLAY until the game ends, then STOP, all players\n"
     "at once. A reply that is late (clock + grace), missing, unparsable or illegal\n"
-    "is replaced by a random legal move and recorded as TO, CE or 'IL <reply>'.\n"
+    "is replaced by a random legal move and recorded as TO, CE or 'IL <reply>'\n"
+    "(CE: no connection, or an HTTP status other than 2xx). A player that cannot\n"
+    "be reached at START aborts the match before it starts.\n"
     "\n"
-    "  --startclock S   seconds for START (metagaming)\n"
-    "  --playclock P    seconds per move\n"
-    "  --out FILE       write the match record (GGP-Base JSON) here\n"
+    "  --startclock S   seconds for START (metagaming; at least 1)\n"
+    "  --playclock P    seconds per move (at least 1)\n"
+    "  --out FILE       the match record (GGP-Base JSON), rewritten after every\n"
+    "                   step under a temporary name and renamed into place\n"
     "  --grace-ms G     network grace added to each clock (default 1000)\n"
     "  --connect-ms C   connect timeout (default 5000)\n"
     "  --seed N         seed of the substitute moves (default 1)\n"
@@ -39,7 +43,8 @@ static const char match_help[] =
     "  --verbose        one line per request on stderr (time, reply, error)\n"
     "\n"
     "The last line of output is 'goals ROLE=V ...' for a completed match, or\n"
-    "'aborted: REASON' when a defect of the rules stopped it.\n"
+    "'aborted: REASON' when a defect of the rules or a missing player stopped\n"
+    "it. stderr gets one line per player: 'errors: URL: 3 TO, 1 CE' (or none).\n"
     "\n"
     "exit status: 0 match completed, 1 invalid rules or match aborted,\n"
     "             2 usage or I/O error\n";
@@ -92,6 +97,45 @@ static char *make_match_id(const char *path)
     return id;
 }
 
+/* Where the record goes (--out), rewritten whole after every step. */
+typedef struct record_sink {
+    const char *path;
+    bool failed; /* reported once; the match goes on, the exit status is 2 */
+} record_sink_t;
+
+static void save_record(const match_record_t *rec, void *arg)
+{
+    record_sink_t *k = arg;
+    out_file_t o;
+    if (k->failed) return;
+    if (!out_file_open(&o, "match", k->path)) {
+        k->failed = true;
+        return;
+    }
+    record_write_json(rec, o.f);
+    k->failed = !out_file_commit(&o);
+}
+
+/* "errors: URL: 3 TO, 1 CE, 2 IL" (or "none") for every player. */
+static void print_error_summary(const match_record_t *rec, char *const *urls, FILE *out)
+{
+    static const char *const kinds[] = {"TO", "CE", "IL"};
+    uint32_t nr = rec->n_roles;
+    for (uint32_t r = 0; r < nr; r++) {
+        unsigned count[3] = {0};
+        for (size_t s = 0; s < rec->n_states; s++)
+            for (int k = 0; k < 3; k++) count[k] += !strncmp(rec->errors[s * nr + r], kinds[k], 2);
+        fprintf(out, "errors: %s:", urls[r]);
+        const char *sep = " ";
+        for (int k = 0; k < 3; k++) {
+            if (!count[k]) continue;
+            fprintf(out, "%s%u %s", sep, count[k], kinds[k]);
+            sep = ", ";
+        }
+        fputs(*sep == ' ' ? " none\n" : "\n", out);
+    }
+}
+
 int cmd_match(int argc, char **argv)
 {
     const char *file = NULL, *out_path = NULL;
@@ -122,7 +166,7 @@ int cmd_match(int argc, char **argv)
         }
         const char *v = argv[++i];
         bool ok = true;
-        if (!strcmp(a, "--startclock")) ok = parse_u64("match", a, v, 0, 86400, &start), have_start = true;
+        if (!strcmp(a, "--startclock")) ok = parse_u64("match", a, v, 1, 86400, &start), have_start = true;
         else if (!strcmp(a, "--playclock")) ok = parse_u64("match", a, v, 1, 86400, &play), have_play = true;
         else if (!strcmp(a, "--out")) out_path = v;
         else if (!strcmp(a, "--grace-ms")) ok = parse_u64("match", a, v, 0, 600000, &grace);
@@ -145,17 +189,19 @@ int cmd_match(int argc, char **argv)
     game_t *g = cli_game_open("match", file, &opt, &l, &rc);
     if (!g) goto out;
     uint32_t nr = game_num_roles(g);
-    FILE *out = NULL;
     char *rules = NULL;
+    record_sink_t sink = {.path = out_path};
     if (nr != n_urls) {
         fprintf(stderr, "ggp match: %s has %u role%s (", file, nr, nr == 1 ? "" : "s");
         for (uint32_t r = 0; r < nr; r++) fprintf(stderr, "%s%s", r ? " " : "", game_role_name(g, r));
         fprintf(stderr, ") but %u URL%s given\n", n_urls, n_urls == 1 ? " was" : "s were");
         goto done;
     }
-    if (out_path && !(out = fopen(out_path, "w"))) {
-        perror(out_path);
-        goto done;
+    /* A record that cannot be created fails before any player is called. */
+    out_file_t probe;
+    if (out_path) {
+        if (!out_file_open(&probe, "match", out_path)) goto done;
+        out_file_discard(&probe);
     }
     rules = rules_text(&l);
     if (!rules) {
@@ -176,19 +222,14 @@ int cmd_match(int argc, char **argv)
                           .urls = urls,
                           .seed = seed,
                           .max_steps = (uint32_t)max_steps,
-                          .verbose = verbose ? stderr : NULL};
+                          .verbose = verbose ? stderr : NULL,
+                          .on_record = out_path ? save_record : NULL,
+                          .on_record_arg = &sink};
     match_record_t rec;
     bool completed = manager_run(&cfg, g, &rec);
     http_client_cleanup();
-    rc = completed ? EXIT_OK : EXIT_FAIL;
-    if (out) {
-        record_write_json(&rec, out);
-        if (fclose(out) != 0) {
-            perror(out_path);
-            rc = EXIT_USAGE;
-        }
-        out = NULL;
-    }
+    rc = sink.failed ? EXIT_USAGE : completed ? EXIT_OK : EXIT_FAIL;
+    print_error_summary(&rec, urls, stderr);
     printf("match %s: %zu steps\n", id, rec.n_states - 1);
     printf("errors");
     for (uint32_t r = 0; r < nr; r++) {
@@ -207,7 +248,6 @@ int cmd_match(int argc, char **argv)
     record_free(&rec);
     free(id);
 done:
-    if (out) fclose(out);
     free(rules);
     game_free(g);
     loaded_free(&l);

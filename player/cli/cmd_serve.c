@@ -1,5 +1,6 @@
 /* cmd_serve.c - `ggp serve`: play matches over HTTP as a GGP player
  * (player/proto/server.h, session.h; shared/docs/gdl-protocol.md §5). */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "base/xalloc.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
+#include "player/cli/outfile.h"
 #include "player/proto/engine_gdl.h"
 #include "player/proto/server.h"
 #include "player/proto/session.h"
@@ -136,10 +138,13 @@ int cmd_serve(int argc, char **argv)
     if (memory_mb) (void)search_spec_set_memory(spec, memory_mb); /* only match players have a bound */
     FILE *log = stderr;
     if (log_path && !(log = fopen(log_path, "a"))) {
-        perror(log_path);
+        fprintf(stderr, "ggp serve: cannot write %s: %s\n", log_path, strerror(errno));
         search_spec_free(spec);
         return EXIT_USAGE;
     }
+    /* A line reaches the file as soon as it is written: a killed player
+     * keeps its log to the last request. */
+    if (log != stderr) setvbuf(log, NULL, _IOLBF, 0);
 
     /* Signals are taken by sigwait below; every thread started from here
      * on inherits the mask, so none of them is interrupted. */
@@ -170,6 +175,18 @@ int cmd_serve(int argc, char **argv)
         if (log != stderr) fclose(log);
         return EXIT_USAGE;
     }
+    /* The log's first line, flushed now: a log that cannot be written
+     * (full disk) fails here, with its reason, not after the matches. */
+    if (log != stderr) {
+        fprintf(log, "ggp serve: listening on %s:%u\n", bind, (unsigned)server_port(sv));
+        if (!out_stream_check(log, "serve", log_path, false)) {
+            server_stop(sv);
+            session_free(session);
+            search_spec_free(spec);
+            fclose(log);
+            return EXIT_USAGE;
+        }
+    }
     printf("ggp serve: listening on %s:%u\n", bind, (unsigned)server_port(sv));
     fflush(stdout);
     int sig = 0;
@@ -178,6 +195,6 @@ int cmd_serve(int argc, char **argv)
     server_stop(sv);
     session_free(session);
     search_spec_free(spec);
-    if (log != stderr) fclose(log);
+    if (log != stderr && !out_stream_check(log, "serve", log_path, true)) return EXIT_USAGE;
     return EXIT_OK;
 }

@@ -4,24 +4,32 @@
  * one key of A's spec drawn as an SVG plot (like [S] Figure 3).
  *
  * Game k uses seed rng_derive(S, k) and puts A in seat k mod n (B in every
- * other seat), so any game can be replayed alone with `ggp play`. */
+ * other seat), so any game can be replayed alone with `ggp play`.
+ *
+ * Without --sweep the CSV gets one row per game as soon as the game ends
+ * (flushed and synced), so a killed run keeps every finished game, and
+ * --resume plays only the games missing from it: the same game numbers
+ * with the same seeds, hence the same result as an uninterrupted run. */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/rng.h"
 #include "base/xalloc.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/cli/local_game.h"
+#include "player/cli/outfile.h"
 #include "player/cli/trace_io.h"
 
 static const char tournament_help[] =
     "usage: ggp tournament FILE.kif --a SPEC --b SPEC --games N [--jobs J] [--seed S]\n"
-    "                      [--csv FILE] [--sweep KEY=V1,V2,...] [--plot FILE.svg]\n"
+    "                      [--csv FILE [--resume]] [--sweep KEY=V1,V2,...] [--plot FILE.svg]\n"
     "                      [--verbose] [--quiet] [--engine auto|propnet|rules]\n"
     "\n"
     "Play N games of searcher A against searcher B (specs as in 'ggp players').\n"
@@ -35,7 +43,10 @@ static const char tournament_help[] =
     "  --games N            number of games\n"
     "  --jobs J             games played in parallel (threads; default 1)\n"
     "  --seed S             base seed (default 1)\n"
-    "  --csv FILE           one row per game (with --sweep: one row per point)\n"
+    "  --csv FILE           one row per game, written as each game ends (with --sweep:\n"
+    "                       one row per point, written at the end)\n"
+    "  --resume             keep the games already in the CSV (of a killed run with the\n"
+    "                       same FILE, --a, --b and --seed) and play only the others\n"
     "  --sweep KEY=V1,...   repeat the tournament with KEY=V of A's spec for each V\n"
     "  --plot FILE.svg      with --sweep: score and interval against the swept value\n"
     "  --verbose            list every game with the command that replays it\n"
@@ -64,12 +75,17 @@ typedef struct point {
 
 typedef struct tourn {
     const game_t *g;
+    const char *a_text, *b_text; /* in every CSV row, checked by --resume */
     uint32_t k;
     const search_spec_t *a, *b;
     uint32_t games;
     uint64_t seed;
     game_result_t *res;
+    uint32_t *todo, n_todo; /* the games to play: todo[next...] */
     atomic_uint next;
+    atomic_bool stop;       /* a CSV row could not be written */
+    FILE *csv;              /* per-game rows, or NULL */
+    const char *csv_path;
     pthread_mutex_t mu;
     uint32_t done, w, d, l;
     bool progress;
@@ -111,14 +127,25 @@ static void play_one(tourn_t *t, uint32_t i)
     r->outcome = a > best_b ? 1 : a == best_b ? 0 : -1;
 }
 
+static void csv_row(const tourn_t *t, uint32_t i, FILE *out);
+
 static void *worker(void *arg)
 {
     tourn_t *t = arg;
-    for (;;) {
-        unsigned i = atomic_fetch_add(&t->next, 1);
-        if (i >= t->games) break;
+    while (!atomic_load(&t->stop)) {
+        unsigned k = atomic_fetch_add(&t->next, 1);
+        if (k >= t->n_todo) break;
+        uint32_t i = t->todo[k];
         play_one(t, i);
         pthread_mutex_lock(&t->mu);
+        /* Appended and synced at once: a kill loses no finished game. */
+        if (t->csv) {
+            csv_row(t, i, t->csv);
+            if (!out_stream_sync(t->csv, "tournament", t->csv_path)) {
+                atomic_store(&t->stop, true);
+                t->csv = NULL; /* reported once; closed by the caller */
+            }
+        }
         t->done++;
         int o = t->res[i].outcome;
         if (o == 1) t->w++;
@@ -130,12 +157,19 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Every game to play, none done. */
+static void point_reset(tourn_t *t)
+{
+    t->done = t->w = t->d = t->l = 0;
+    memset(t->res, 0, t->games * sizeof *t->res);
+    t->n_todo = t->games;
+    for (uint32_t i = 0; i < t->games; i++) t->todo[i] = i;
+}
+
 static void run_point(tourn_t *t, uint32_t jobs, point_t *pt)
 {
     t->a = pt->a_spec;
     atomic_store(&t->next, 0);
-    t->done = t->w = t->d = t->l = 0;
-    memset(t->res, 0, t->games * sizeof *t->res);
     if (t->progress) progress_draw(t);
     pthread_t *tid = xcalloc(jobs, sizeof *tid);
     uint32_t started = 0;
@@ -217,18 +251,174 @@ static void csv_field(const char *s, FILE *out)
     fputc('"', out);
 }
 
-static void csv_games(const tourn_t *t, FILE *out)
+/* The per-game CSV: the first ten columns as before; a_seat and the two
+ * specs let --resume check that a row belongs to this tournament. */
+static const char csv_games_header[] = "game,seed,a_role,goals,outcome,a_searches,a_playouts,a_seconds,a_nodes_peak,"
+                                       "a_bytes_peak,a_seat,a_spec,b_spec\n";
+static const char *const outcome_names[] = {"loss", "draw", "win", "failed"};
+
+static void csv_row(const tourn_t *t, uint32_t i, FILE *out)
 {
-    fputs("game,seed,a_role,goals,outcome,a_searches,a_playouts,a_seconds,a_nodes_peak,a_bytes_peak\n", out);
-    for (uint32_t i = 0; i < t->games; i++) {
-        const game_result_t *r = &t->res[i];
-        static const char *names[] = {"loss", "draw", "win", "failed"};
-        fprintf(out, "%u,%llu,%s,", i, (unsigned long long)r->seed, game_role_name(t->g, r->a_seat));
-        for (uint32_t s = 0; s < t->k; s++) fprintf(out, "%s%s=%d", s ? ";" : "", game_role_name(t->g, s), r->goals[s]);
-        fprintf(out, ",%s,%llu,%llu,%.4f,%llu,%llu\n", names[r->outcome + 1], (unsigned long long)r->a.searches,
-                (unsigned long long)r->a.playouts, r->a.seconds, (unsigned long long)r->a.nodes_peak,
-                (unsigned long long)r->a.bytes_peak);
+    const game_result_t *r = &t->res[i];
+    fprintf(out, "%u,%llu,%s,", i, (unsigned long long)r->seed, game_role_name(t->g, r->a_seat));
+    for (uint32_t s = 0; s < t->k; s++) fprintf(out, "%s%s=%d", s ? ";" : "", game_role_name(t->g, s), r->goals[s]);
+    fprintf(out, ",%s,%llu,%llu,%.4f,%llu,%llu,%u,", outcome_names[r->outcome + 1], (unsigned long long)r->a.searches,
+            (unsigned long long)r->a.playouts, r->a.seconds, (unsigned long long)r->a.nodes_peak,
+            (unsigned long long)r->a.bytes_peak, r->a_seat);
+    csv_field(t->a_text, out);
+    fputc(',', out);
+    csv_field(t->b_text, out);
+    fputc('\n', out);
+}
+
+/* Split a CSV line in place into fields (quoted ones unquoted). Returns
+ * the count, max + 1 if there are more, -1 if a quote is not closed. */
+static int csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line;;) {
+        if (n == max) return max + 1;
+        if (*p != '"') {
+            f[n++] = p;
+            char *c = strchr(p, ',');
+            if (!c) return n;
+            *c = '\0';
+            p = c + 1;
+            continue;
+        }
+        char *w = ++p;
+        f[n++] = w;
+        for (;;) {
+            if (!*p) return -1;
+            if (*p == '"' && p[1] != '"') break;
+            if (*p == '"') p++;
+            *w++ = *p++;
+        }
+        p++;
+        char end = *p;
+        *w = '\0';
+        if (!end) return n;
+        if (end != ',') return -1;
+        p++;
     }
+}
+
+static bool u64_of(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return *s >= '0' && *s <= '9' && !*end && !errno;
+}
+
+/* One row of an earlier run into t->res; NULL or what is wrong with it. */
+static const char *resume_row(tourn_t *t, char *line, bool *seen)
+{
+    char *f[14];
+    if (csv_split(line, f, 13) != 13) return "not 13 columns";
+    uint64_t game, seed, seat, v[4];
+    if (!u64_of(f[0], &game) || game >= t->games) return "game number out of range (another --games?)";
+    if (seen[game]) return "a second row for this game";
+    if (!u64_of(f[1], &seed) || seed != rng_derive(t->seed, game)) return "another seed (another --seed?)";
+    if (!u64_of(f[10], &seat) || seat != game % t->k) return "A is not in seat game mod roles";
+    if (strcmp(f[11], t->a_text) || strcmp(f[12], t->b_text)) return "other players (another --a or --b?)";
+    game_result_t *r = &t->res[game];
+    r->outcome = -2;
+    for (int o = 0; o < 4; o++)
+        if (!strcmp(f[4], outcome_names[o])) r->outcome = o - 1;
+    if (r->outcome == -2) return "unknown outcome";
+    char *save = NULL, *goal = strtok_r(f[3], ";", &save);
+    for (uint32_t s = 0; s < t->k; s++, goal = strtok_r(NULL, ";", &save)) {
+        char *eq = goal ? strrchr(goal, '=') : NULL;
+        char *end;
+        if (!eq) return "goals of another game (not one per role)";
+        r->goals[s] = (int)strtol(eq + 1, &end, 10);
+        if (*end || end == eq + 1) return "a goal that is not a number";
+    }
+    char *end;
+    r->a.seconds = strtod(f[7], &end);
+    if (*end || !u64_of(f[5], &v[0]) || !u64_of(f[6], &v[1]) || !u64_of(f[8], &v[2]) || !u64_of(f[9], &v[3]))
+        return "a count that is not a number";
+    r->a.searches = v[0];
+    r->a.playouts = v[1];
+    r->a.nodes_peak = v[2];
+    r->a.bytes_peak = v[3];
+    r->seed = seed;
+    r->a_seat = (uint32_t)seat;
+    if (r->outcome == 2) snprintf(r->error, sizeof r->error, "failed in the run resumed");
+    seen[game] = true;
+    return NULL;
+}
+
+/* A new per-game CSV with its header, synced. NULL (message printed) on
+ * error. */
+static FILE *csv_start(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    fputs(csv_games_header, f);
+    if (!out_stream_sync(f, "tournament", path)) {
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* --resume: take the finished games of an earlier run from the CSV into
+ * t->res and leave in t->todo only the others. A last line without its
+ * newline (killed while writing) is cut off: that game is played again.
+ * Returns the CSV open for appending, or NULL (message printed). */
+static FILE *csv_resume(tourn_t *t, const char *path, bool quiet)
+{
+    src_t *src = NULL;
+    const char *err = NULL;
+    if (access(path, F_OK) != 0 || !(src = src_read_file(path, &err)) || src->len == 0) {
+        if (err) fprintf(stderr, "ggp tournament: cannot read %s: %s\n", path, err);
+        src_free(src);
+        return err ? NULL : csv_start(path);
+    }
+    size_t keep = src->len, hl = strlen(csv_games_header);
+    while (keep && src->text[keep - 1] != '\n') keep--;
+    const char *bad = NULL;
+    size_t line_no = 1;
+    if (keep < hl || strncmp(src->text, csv_games_header, hl))
+        bad = "not the per-game CSV of this version of 'ggp tournament'";
+    bool *seen = xcalloc(t->games, sizeof *seen);
+    for (size_t at = hl; !bad && at < keep; line_no++) {
+        char *line = src->text + at, *nl = strchr(line, '\n');
+        *nl = '\0';
+        at = (size_t)(nl - src->text) + 1;
+        bad = resume_row(t, line, seen);
+    }
+    FILE *f = NULL;
+    if (bad) {
+        fprintf(stderr, "ggp tournament: --resume: %s:%zu: %s\n", path, line_no - (line_no > 1), bad);
+    } else if (keep < src->len && truncate(path, (off_t)keep) != 0) {
+        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
+    } else if (!(f = fopen(path, "a"))) {
+        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
+    } else {
+        t->n_todo = 0;
+        for (uint32_t i = 0; i < t->games; i++) {
+            if (!seen[i]) {
+                t->todo[t->n_todo++] = i;
+                continue;
+            }
+            int o = t->res[i].outcome;
+            t->done++;
+            t->w += o == 1;
+            t->d += o == 0;
+            t->l += o == -1;
+        }
+        if (!quiet)
+            fprintf(stderr, "ggp tournament: resuming %s: %u of %u games done\n", path, t->done, t->games);
+    }
+    free(seen);
+    src_free(src);
+    return f;
 }
 
 static void csv_points(const point_t *pts, size_t n, const char *key, const char *b_text, FILE *out)
@@ -356,18 +546,11 @@ static void svg_plot(const point_t *pts, size_t n, const char *key, const char *
 #undef SY
 }
 
-static FILE *open_out(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) perror(path);
-    return f;
-}
-
 int cmd_tournament(int argc, char **argv)
 {
     const char *file = NULL, *a_text = NULL, *b_text = NULL, *csv = NULL, *plot = NULL, *sweep = NULL;
     uint64_t games = 0, jobs = 1, seed = 1;
-    bool verbose = false, quiet = false;
+    bool verbose = false, quiet = false, resume = false;
     engine_kind_t engine = ENGINE_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -379,6 +562,8 @@ int cmd_tournament(int argc, char **argv)
             verbose = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = true;
+        } else if (!strcmp(a, "--resume")) {
+            resume = true;
         } else if (!strcmp(a, "--a") && v) {
             a_text = argv[++i];
         } else if (!strcmp(a, "--b") && v) {
@@ -413,6 +598,10 @@ int cmd_tournament(int argc, char **argv)
     }
     if (plot && !sweep) {
         fputs("ggp tournament: --plot needs --sweep (the plot is score against the swept value)\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (resume && (!csv || sweep)) {
+        fputs("ggp tournament: --resume needs --csv and no --sweep (it continues a per-game CSV)\n", stderr);
         return EXIT_USAGE;
     }
 
@@ -474,43 +663,56 @@ int cmd_tournament(int argc, char **argv)
         fprintf(stderr, "ggp tournament: %s has more than 64 roles\n", file);
         rc = EXIT_USAGE;
     }
-    FILE *csv_out = NULL;
-    if (rc == EXIT_OK && csv && !(csv_out = open_out(csv))) rc = EXIT_USAGE;
+    /* Output files are opened before the first game, so that a path that
+     * cannot be written fails at once rather than after hours of play. */
+    tourn_t t = {.g = g, .k = g ? game_num_roles(g) : 0, .b = b_spec, .games = (uint32_t)games, .seed = seed,
+                 .progress = !quiet, .label = "", .a_text = a_text, .b_text = b_text, .csv_path = csv};
+    t.res = xcalloc(t.games, sizeof *t.res);
+    t.todo = xcalloc(t.games, sizeof *t.todo);
+    point_reset(&t);
+    out_file_t csv_file = {0}, plot_file = {0};
+    FILE *csv_games = NULL;
+    if (rc == EXIT_OK && csv) {
+        bool ok = sweep ? out_file_open(&csv_file, "tournament", csv)
+                        : (csv_games = resume ? csv_resume(&t, csv, quiet) : csv_start(csv)) != NULL;
+        if (!ok) rc = EXIT_USAGE;
+    }
+    if (rc == EXIT_OK && plot && !out_file_open(&plot_file, "tournament", plot)) rc = EXIT_USAGE;
     if (rc == EXIT_OK) {
-        tourn_t t = {.g = g, .k = game_num_roles(g), .b = b_spec, .games = (uint32_t)games, .seed = seed,
-                     .progress = !quiet, .label = ""};
-        t.res = xcalloc(t.games, sizeof *t.res);
+        t.csv = csv_games;
         pthread_mutex_init(&t.mu, NULL);
         uint32_t j = jobs > games ? (uint32_t)games : (uint32_t)jobs;
         char label[96];
-        for (size_t i = 0; i < n_pts; i++) {
+        for (size_t i = 0; i < n_pts && !atomic_load(&t.stop); i++) {
             if (sweep) {
                 snprintf(label, sizeof label, "%s=%s ", key, pts[i].value);
                 t.label = label;
+                point_reset(&t);
             }
             run_point(&t, j, &pts[i]);
+            if (atomic_load(&t.stop)) break; /* a row was not written: reported */
             if (verbose) print_games(&t, file, pts[i].a_text, b_text, stdout);
             if (sweep) print_result(&pts[i], key, stdout);
             if (pts[i].failed) rc = EXIT_FAIL;
         }
-        if (csv_out) {
-            if (sweep) csv_points(pts, n_pts, key, b_text, csv_out);
-            else csv_games(&t, csv_out);
+        if (atomic_load(&t.stop)) rc = EXIT_USAGE;
+        if (csv_file.f && rc != EXIT_USAGE) {
+            csv_points(pts, n_pts, key, b_text, csv_file.f);
+            if (!out_file_commit(&csv_file)) rc = EXIT_USAGE;
         }
-        if (plot) {
-            FILE *f = open_out(plot);
-            if (f) {
-                svg_plot(pts, n_pts, key, a_text, b_text, t.games, f);
-                fclose(f);
-            } else {
-                rc = EXIT_USAGE;
-            }
+        if (plot_file.f && rc != EXIT_USAGE) {
+            svg_plot(pts, n_pts, key, a_text, b_text, t.games, plot_file.f);
+            if (!out_file_commit(&plot_file)) rc = EXIT_USAGE;
         }
-        if (!sweep) print_result(&pts[0], key, stdout);
+        if (!sweep && !atomic_load(&t.stop)) print_result(&pts[0], key, stdout);
         pthread_mutex_destroy(&t.mu);
-        free(t.res);
     }
-    if (csv_out) fclose(csv_out);
+    out_file_discard(&csv_file);
+    out_file_discard(&plot_file);
+    if (csv_games && atomic_load(&t.stop)) fclose(csv_games); /* its error is reported */
+    else if (csv_games && !out_stream_check(csv_games, "tournament", csv, true)) rc = EXIT_USAGE;
+    free(t.res);
+    free(t.todo);
     if (g) {
         game_free(g);
         loaded_free(&l);

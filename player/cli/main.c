@@ -4,6 +4,7 @@
 
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
+#include "player/cli/outfile.h"
 
 static void usage(FILE *out)
 {
@@ -31,8 +32,14 @@ int main(int argc, char **argv)
         puts("ggp 0.1.0");
         return EXIT_OK;
     }
-    for (const command_t *c = ggp_commands; c->name; c++)
-        if (!strcmp(argv[1], c->name)) return c->run(argc - 1, argv + 1);
+    for (const command_t *c = ggp_commands; c->name; c++) {
+        if (strcmp(argv[1], c->name)) continue;
+        int rc = c->run(argc - 1, argv + 1);
+        /* Output lost to a full disk or a closed pipe is a failure, not a
+         * run that silently printed less. */
+        if (!out_stream_check(stdout, c->name, "stdout", false) && rc == EXIT_OK) rc = EXIT_USAGE;
+        return rc;
+    }
     fprintf(stderr, "ggp: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

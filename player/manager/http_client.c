@@ -101,6 +101,11 @@ void http_post_round(char *const *urls, char *const *bodies, uint32_t n, uint64_
                                .timeout_ms = timeout_ms,
                                .connect_ms = connect_ms < timeout_ms ? connect_ms : timeout_ms,
                                .res = &results[i]};
+        if (!bodies[i]) {
+            results[i].outcome = HTTP_CONN_ERROR;
+            snprintf(results[i].error, sizeof results[i].error, "not sent");
+            continue;
+        }
         started[i] = pthread_create(&threads[i], NULL, post_one, &jobs[i]) == 0;
         if (!started[i]) post_one(&jobs[i]); /* no thread: do it here */
     }

@@ -34,7 +34,8 @@ typedef struct http_result {
 bool http_client_init(void);
 void http_client_cleanup(void);
 
-/* POST bodies[i] to urls[i] for every i < n at once, each with a total
+/* POST bodies[i] to urls[i] for every i < n at once (none where bodies[i]
+ * is NULL: that result is a CE "not sent"), each with a total
  * timeout of timeout_ms and a connect timeout of at most connect_ms;
  * results[i] receives each outcome (free with http_result_free). */
 void http_post_round(char *const *urls, char *const *bodies, uint32_t n, uint64_t timeout_ms, uint64_t connect_ms,

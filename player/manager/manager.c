@@ -84,19 +84,44 @@ static void record_set_error(match_record_t *rec, size_t state, uint32_t role, c
     *slot = text;
 }
 
+/* Length of the valid UTF-8 sequence at s (1 to 4 bytes), or 0 when it is
+ * not one (stray continuation, overlong form, surrogate, beyond U+10FFFF,
+ * cut short by the NUL). */
+static size_t utf8_len(const unsigned char *s)
+{
+    size_t n;
+    uint32_t min;
+    if (s[0] < 0x80) return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) n = 2, min = 0x80;
+    else if ((s[0] & 0xf0) == 0xe0) n = 3, min = 0x800;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4) n = 4, min = 0x10000;
+    else return 0;
+    uint32_t cp = s[0] & (0x3fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/* JSON text is UTF-8 (RFC 8259 §8.1): characters are kept as they are, so
+ * a reply in another script stays readable; a player's bytes need not be
+ * UTF-8, and a byte that is not is replaced by U+FFFD so that the record
+ * is always valid JSON. */
 static void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned char c = *p;
+        size_t n = 1;
         if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
         else if (c == '\n') fputs("\\n", out);
         else if (c == '\t') fputs("\\t", out);
         else if (c == '\r') fputs("\\r", out);
-        /* Control bytes and non-ASCII (a player's garbage need not be
-         * UTF-8) are escaped so the record is always valid JSON. */
-        else if (c < 0x20 || c >= 0x7f) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        else if (c < 0x20 || c == 0x7f) fprintf(out, "\\u%04x", c);
+        else if ((n = utf8_len(p)) != 0) fwrite(p, 1, n, out);
+        else fputs("\xef\xbf\xbd", out), n = 1;
+        p += n;
     }
     fputc('"', out);
 }
@@ -222,6 +247,16 @@ static char *info_name(const char *body, size_t len)
     return name;
 }
 
+/* The error a transport outcome is recorded as: "TO", "CE", or NULL for
+ * a reply. A reply with a status other than 2xx is the player's server
+ * failing (a 500 page, a 404 for a wrong path), not a move. */
+static const char *outcome_error(const http_result_t *res)
+{
+    if (res->outcome == HTTP_TIMEOUT) return "TO";
+    if (res->outcome == HTTP_CONN_ERROR || res->status < 200 || res->status > 299) return "CE";
+    return NULL;
+}
+
 static void log_request(const match_config_t *cfg, const char *what, uint32_t r, const http_result_t *res,
                         const char *err)
 {
@@ -266,6 +301,48 @@ static void abort_match(match_record_t *rec, char *reason)
     rec->abort_reason = reason;
 }
 
+static void record_changed(const match_config_t *cfg, const match_record_t *rec)
+{
+    if (cfg->on_record) cfg->on_record(rec, cfg->on_record_arg);
+}
+
+/* START to every player. A player that cannot be reached is not in the
+ * match: returns false with the match aborted (the others get ABORT from
+ * the caller, only they). Other errors go to errors[0] (§5.4). */
+static bool start_players(const match_config_t *cfg, const game_t *g, match_record_t *rec, http_result_t *res,
+                          bool *reached)
+{
+    uint32_t nr = rec->n_roles;
+    char **bodies = xcalloc(nr, sizeof *bodies);
+    for (uint32_t r = 0; r < nr; r++)
+        bodies[r] = xasprintf("( START %s %s %s %u %u )", cfg->match_id, game_role_name(g, r), cfg->rules_text,
+                              cfg->start_clock, cfg->play_clock);
+    http_post_round(cfg->urls, bodies, nr, (uint64_t)cfg->start_clock * 1000 + cfg->grace_ms, cfg->connect_ms, res);
+    char *why = NULL;
+    for (uint32_t r = 0; r < nr; r++) {
+        const char *e = outcome_error(&res[r]);
+        record_set_error(rec, 0, r, xstrdup(e ? e : ""));
+        log_request(cfg, "start", r, &res[r], e);
+        reached[r] = !e || res[r].outcome == HTTP_TIMEOUT;
+        if (!reached[r]) {
+            char *one = res[r].outcome == HTTP_REPLY
+                            ? xasprintf("player %s (role %s) answered START with HTTP status %ld", cfg->urls[r],
+                                        game_role_name(g, r), res[r].status)
+                            : xasprintf("player %s (role %s) cannot be reached: %s", cfg->urls[r],
+                                        game_role_name(g, r), res[r].error);
+            char *both = why ? xasprintf("%s; %s", why, one) : NULL;
+            free(why);
+            why = both ? both : one;
+            if (both) free(one);
+        }
+        http_result_free(&res[r]);
+        free(bodies[r]);
+    }
+    free(bodies);
+    if (why) abort_match(rec, why);
+    return why == NULL;
+}
+
 bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec)
 {
     uint32_t nr = game_num_roles(g);
@@ -300,26 +377,13 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
     game_initial(ctx, st);
     game_ctx_set_state(ctx, st);
     record_add_state(rec, g, st);
+    record_changed(cfg, rec);
 
-    /* START: errors go to errors[0] and the match starts anyway (§5.4). */
-    {
-        char **bodies = xcalloc(nr, sizeof *bodies);
-        for (uint32_t r = 0; r < nr; r++)
-            bodies[r] = xasprintf("( START %s %s %s %u %u )", cfg->match_id, game_role_name(g, r), cfg->rules_text,
-                                  cfg->start_clock, cfg->play_clock);
-        http_post_round(cfg->urls, bodies, nr, (uint64_t)cfg->start_clock * 1000 + cfg->grace_ms, cfg->connect_ms, res);
-        for (uint32_t r = 0; r < nr; r++) {
-            const char *e = res[r].outcome == HTTP_TIMEOUT ? "TO" : res[r].outcome == HTTP_CONN_ERROR ? "CE" : "";
-            record_set_error(rec, 0, r, xstrdup(e));
-            log_request(cfg, "start", r, &res[r], e);
-            http_result_free(&res[r]);
-            free(bodies[r]);
-        }
-        free(bodies);
-    }
+    bool *reached = xcalloc(nr, sizeof *reached);
+    start_players(cfg, g, rec, res, reached);
 
     size_t step = 0;
-    while (!game_is_terminal(ctx)) {
+    while (!rec->aborted && !game_is_terminal(ctx)) {
         if (step >= cfg->max_steps) {
             abort_match(rec, xasprintf("the game did not end within %u steps", cfg->max_steps));
             break;
@@ -347,10 +411,9 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
         snprintf(what, sizeof what, "play %zu", step + 1);
         char **errs = xcalloc(nr, sizeof *errs);
         for (uint32_t r = 0; r < nr; r++) {
-            if (res[r].outcome == HTTP_TIMEOUT) {
-                errs[r] = xstrdup("TO");
-            } else if (res[r].outcome == HTTP_CONN_ERROR) {
-                errs[r] = xstrdup("CE");
+            const char *e = outcome_error(&res[r]);
+            if (e) {
+                errs[r] = xstrdup(e);
             } else {
                 char *term = res[r].truncated ? NULL : reply_term(res[r].body, res[r].len);
                 move_id_t mv;
@@ -372,6 +435,7 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
         for (uint32_t r = 0; r < nr; r++) record_set_error(rec, step + 1, r, errs[r]);
         free(errs);
         step++;
+        record_changed(cfg, rec);
     }
 
     if (!rec->aborted) {
@@ -385,12 +449,16 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
         }
     }
     if (rec->aborted) {
-        /* No STOP after an ABORT (pitfall 23). */
+        /* No STOP after an ABORT (pitfall 23); none to a player that
+         * could not be reached at START (it would only time out again). */
         char *body = xasprintf("( ABORT %s )", cfg->match_id);
-        send_all(cfg, nr, body, 1000 + cfg->grace_ms, res);
+        char **bodies = xcalloc(nr, sizeof *bodies);
+        for (uint32_t r = 0; r < nr; r++) bodies[r] = reached[r] ? body : NULL;
+        http_post_round(cfg->urls, bodies, nr, 1000 + cfg->grace_ms, cfg->connect_ms, res);
+        free(bodies);
         free(body);
         for (uint32_t r = 0; r < nr; r++) {
-            log_request(cfg, "abort", r, &res[r], NULL);
+            if (reached[r]) log_request(cfg, "abort", r, &res[r], NULL);
             http_result_free(&res[r]);
         }
     } else {
@@ -405,6 +473,8 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
             http_result_free(&res[r]);
         }
     }
+    record_changed(cfg, rec);
+    free(reached);
     free(joint);
     game_state_free(st);
     game_ctx_free(ctx);

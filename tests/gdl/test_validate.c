@@ -2,7 +2,7 @@
  * malformed and invalid descriptions (tests/gdl/bad/NAME.kif with the exact
  * expected stderr in NAME.err), and in-process checks of valid and invalid
  * descriptions (counts, roles, stratification at rule level, safety with
- * `or`, renaming apart, warnings). */
+ * `or`, renaming apart, warnings), and `ggp check`'s options. */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -280,14 +280,16 @@ static void test_missing_definitions(void **state)
     checked_t c;
     assert_int_equal(check_text(&c, "(role r)\n(init a)\n"), 3);
     const char *d = check_diags(&c);
-    assert_non_null(strstr(d, "ggp: error: t.kif: 'legal' is never defined"));
-    assert_non_null(strstr(d, "ggp: error: t.kif: 'goal' is never defined"));
-    assert_non_null(strstr(d, "ggp: error: t.kif: 'terminal' is never defined"));
+    /* at the file, line 1 column 1, as compilers do; no source line */
+    assert_non_null(strstr(d, "t.kif:1:1: error: 'legal' is never defined: every game needs it\n"));
+    assert_non_null(strstr(d, "t.kif:1:1: error: 'goal' is never defined"));
+    assert_non_null(strstr(d, "t.kif:1:1: error: 'terminal' is never defined"));
+    assert_null(strstr(d, "(role r)"));
     check_done(&c);
     /* no init: a warning, not an error (GGP-Base's test games rely on it) */
     assert_int_equal(check_text(&c, "(role r)\n(legal r a)\n(<= terminal (true a))\n(goal r 0)\n"), 0);
     assert_int_equal(c.td.d.warnings, 1);
-    assert_non_null(strstr(check_diags(&c), "warning: t.kif: 'init' is never defined"));
+    assert_non_null(strstr(check_diags(&c), "t.kif:1:1: warning: 'init' is never defined"));
     check_done(&c);
 }
 
@@ -353,6 +355,26 @@ static void test_diagnostics_in_source_order(void **state)
     check_done(&c);
 }
 
+/* `ggp check FILE --quiet`: options after the file, as every other
+ * command takes them; after "--" an option-like name is a file. */
+static void test_check_options_anywhere(void **state)
+{
+    (void)state;
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check games/tictactoe.kif --quiet", GGP_SOURCE_DIR, GGP_BIN);
+    int rc = tu_run(cmd, &out);
+    if (rc != 0 || strcmp(out, "games/tictactoe.kif: ok\n")) fail_msg("ggp check FILE --quiet: %d\n%s", rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check games/tictactoe.kif -- --quiet", GGP_SOURCE_DIR, GGP_BIN);
+    rc = tu_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "cannot read --quiet")) fail_msg("ggp check FILE -- --quiet: %d\n%s", rc, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' check games/tictactoe.kif --bogus", GGP_BIN);
+    rc = tu_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "unknown option '--bogus'")) fail_msg("ggp check FILE --bogus: %d\n%s", rc, out);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_dresden_base_is_ignored),
         cmocka_unit_test(test_recursion_restriction),
         cmocka_unit_test(test_diagnostics_in_source_order),
+        cmocka_unit_test(test_check_options_anywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,7 +122,11 @@ static inline int count_lines_with(const char *path, const char *needle)
 
 /* ---- fake players ---- */
 
-typedef enum { FAKE_SILENT, FAKE_GARBAGE } fake_kind_t;
+/* SILENT never answers; GARBAGE answers "( bogus move" to everything;
+ * HTTP500 and UTF8 answer START with "ready", then every other request
+ * with HTTP 500 and the body "noop" (a legal move for the role not in
+ * control), or with "h\xc3\xa9llo\xff" (UTF-8, then a byte that is not). */
+typedef enum { FAKE_SILENT, FAKE_GARBAGE, FAKE_HTTP500, FAKE_UTF8 } fake_kind_t;
 
 typedef struct fake_player {
     fake_kind_t kind;
@@ -136,8 +140,9 @@ typedef struct fake_player {
     pthread_t thread;
 } fake_player_t;
 
-/* Read one request (headers and Content-Length bytes), bounded. */
-static inline void fake_read_request(int fd)
+/* Read one request (headers and Content-Length bytes), bounded. Returns
+ * whether it was a START. */
+static inline bool fake_read_request(int fd)
 {
     bool eof;
     char buf[1 << 16];
@@ -157,6 +162,17 @@ static inline void fake_read_request(int fd)
         if (body && cl && (size_t)(buf + len - (body + 4)) >= (size_t)atol(cl + 15)) break;
     }
     (void)eof;
+    buf[len] = '\0';
+    return strstr(buf, "( START ") != NULL;
+}
+
+static inline void fake_reply(int fd, int status, const char *body)
+{
+    char head[256];
+    int n = snprintf(head, sizeof head, "HTTP/1.0 %d %s\r\nContent-Type: text/acl\r\nContent-Length: %zu\r\n\r\n",
+                     status, status == 200 ? "OK" : "Internal Server Error", strlen(body));
+    raw_send(fd, head, (size_t)n);
+    raw_send(fd, body, strlen(body));
 }
 
 static inline void *fake_main(void *arg)
@@ -172,9 +188,11 @@ static inline void *fake_main(void *arg)
             f->held[f->n_held++] = c;
             continue;
         }
-        fake_read_request(c);
-        const char reply[] = "HTTP/1.0 200 OK\r\nContent-Type: text/acl\r\nContent-Length: 12\r\n\r\n( bogus move";
-        raw_send(c, reply, sizeof reply - 1);
+        bool is_start = fake_read_request(c);
+        if (f->kind == FAKE_GARBAGE) fake_reply(c, 200, "( bogus move");
+        else if (is_start) fake_reply(c, 200, "ready");
+        else if (f->kind == FAKE_HTTP500) fake_reply(c, 500, "noop");
+        else fake_reply(c, 200, "h\xc3\xa9llo\xff");
         close(c);
     }
     for (int i = 0; i < f->n_held; i++) close(f->held[i]);

@@ -1,7 +1,8 @@
 /* test_cli_tools.c - `ggp replay`, `ggp trace` and `ggp perft` run as
  * programs (GGP_BIN) on small games: verdicts and exit codes of replays of
  * good and corrupted traces, trace/replay round trips, perft figures of
- * tic-tac-toe, the fields of `ggp bench`, the board of `ggp play`, and option errors (exit 2). */
+ * tic-tac-toe, the fields of `ggp bench`, the board of `ggp play`, option errors (exit 2)
+ * and output to a full disk (exit 2, with the reason). */
 #include "testutil.h"
 
 #include <unistd.h>
@@ -581,6 +582,29 @@ static void test_bad_options(void **state)
     free(k);
 }
 
+/* Output lost to a full disk is an error naming what could not be
+ * written, never a silent exit 0. */
+static void test_stdout_write_errors(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0) {
+        printf("note: no /dev/full; skipping\n");
+        return;
+    }
+    const char *cmds[] = {"trace", "check", "perft", "play"};
+    const char *args[] = {"--seed 1", "", "--depth 2", "--player random --player random"};
+    for (size_t i = 0; i < 4; i++) {
+        char *out;
+        /* only stdout to /dev/full: the message must reach us */
+        int rc = run(&out, "{ %s %s %s/games/tictactoe.kif %s >/dev/full; }", GGP_BIN, cmds[i], GGP_SOURCE_DIR,
+                     args[i]);
+        char *want = xasprintf("ggp %s: cannot write stdout: No space left on device", cmds[i]);
+        if (rc != 2 || !strstr(out, want)) fail_msg("ggp %s >/dev/full: exit %d (want 2):\n%s", cmds[i], rc, out);
+        free(want);
+        free(out);
+    }
+}
+
 int main(void)
 {
     const char *s = tu_shared("games"); /* a static buffer: copy */
@@ -601,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_bench_fields),
         cmocka_unit_test(test_play_board),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_stdout_write_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,10 @@
  * answer garbage or crash mid-match (the match completes, with TO, IL and
  * CE in the record, §5.4); a rules defect met during a match (aborted
  * cleanly, §5.7); and `ggp serve` against a real game in Dresden's
- * upper case and with rules that do not load. */
+ * upper case and with rules that do not load. Players that are not there
+ * (an error before the match), HTTP 500 replies (CE), UTF-8 kept in the
+ * record, the record rewritten after every step (a kill -9 leaves it
+ * whole) and write errors (exit 2). */
 #include "testutil.h"
 
 #include <ctype.h>
@@ -61,11 +64,14 @@ static bool have_manager(void)
 
 /* Run `ggp match` (bounded by `timeout`); returns its exit status and
  * output in *out. */
+/* --out of run_match when set, else rec.json in the test's folder */
+static char record_path[64];
+
 static int run_match(const char *game, const char *opts, const char *url1, const char *url2, char **out)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "timeout 120 %s match %s %s --out %s %s %s", GGP_BIN, game, opts, tmp_path("rec.json"),
-             url1, url2 ? url2 : "");
+    snprintf(cmd, sizeof cmd, "timeout 120 %s match %s %s --out %s %s %s", GGP_BIN, game, opts,
+             record_path[0] ? record_path : tmp_path("rec.json"), url1, url2 ? url2 : "");
     return tu_run(cmd, out);
 }
 
@@ -402,6 +408,198 @@ static void test_serve_rules_that_do_not_load(void **state)
     procs_reap(s.pid);
 }
 
+/* The game for a `ggp match` test, or NULL (saying why) to skip. */
+static const char *match_game(void)
+{
+    if (!have_manager()) return NULL;
+    const char *game = tictactoe();
+    if (!game) printf("note: no ticTacToe game; skipping\n");
+    return game;
+}
+
+/* A match between two fake players of the given kinds (1 s clocks, 100 ms
+ * grace); returns ggp match's status, its output in *out. */
+static int fake_match(const char *game, fake_kind_t kx, fake_kind_t ko, char urls[2][64], char **out)
+{
+    fake_player_t x, o;
+    assert_true(fake_start(&x, kx));
+    assert_true(fake_start(&o, ko));
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100", x.url, o.url, out);
+    fake_stop(&x);
+    fake_stop(&o);
+    memcpy(urls[0], x.url, 64);
+    memcpy(urls[1], o.url, 64);
+    return rc;
+}
+
+/* Two loopback ports with nothing listening: connections are refused. */
+static void dead_urls(char url1[64], char url2[64])
+{
+    fake_player_t a, b;
+    assert_true(fake_start(&a, FAKE_GARBAGE));
+    assert_true(fake_start(&b, FAKE_GARBAGE));
+    fake_stop(&a);
+    fake_stop(&b);
+    memcpy(url1, a.url, 64);
+    memcpy(url2, b.url, 64);
+}
+
+static void test_players_not_there(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    char u1[64], u2[64];
+    dead_urls(u1, u2);
+    char *out;
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100", u1, u2, &out);
+    if (rc != 1) fail_msg("ggp match: status %d (want 1):\n%s", rc, out);
+    char want[160];
+    snprintf(want, sizeof want, "aborted: player %s (role xplayer) cannot be reached", u1);
+    if (!strstr(out, want) || !strstr(out, u2) || strstr(out, "goals "))
+        fail_msg("ggp match output lacks '%s' or %s:\n%s", want, u2, out);
+    char *json = tu_read_file(tmp_path("rec.json"));
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"isCompleted\":false,\"isAborted\":true"));
+    assert_non_null(strstr(json, "\"moves\":[]"));
+    free(json);
+    free(out);
+}
+
+static void test_http_500_is_ce(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    char urls[2][64], *out;
+    int rc = fake_match(game, FAKE_GARBAGE, FAKE_HTTP500, urls, &out);
+    if (rc != 0) fail_msg("ggp match failed (%d):\n%s", rc, out);
+    int ns;
+    bool completed;
+    char *oe = record_errors(1, &ns, &completed);
+    assert_true(completed);
+    /* START answered (""), then every PLAY a 500 with a legal "noop":
+     * a failing server, not a move. */
+    char want[512] = "";
+    for (int i = 1; i < ns; i++) strcat(want, "|CE");
+    assert_string_equal(oe, want);
+    char line[200];
+    snprintf(line, sizeof line, "errors: %s: %d CE\n", urls[1], ns - 1);
+    if (!strstr(out, line)) fail_msg("no '%s' in:\n%s", line, out);
+    snprintf(line, sizeof line, "errors: %s: %d IL\n", urls[0], ns - 1);
+    if (!strstr(out, line)) fail_msg("no '%s' in:\n%s", line, out);
+    free(oe);
+    free(out);
+}
+
+static void test_record_keeps_utf8(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    char urls[2][64], *out;
+    int rc = fake_match(game, FAKE_UTF8, FAKE_GARBAGE, urls, &out);
+    if (rc != 0) fail_msg("ggp match failed (%d):\n%s", rc, out);
+    char *json = tu_read_file(tmp_path("rec.json"));
+    assert_non_null(json);
+    /* é as its two UTF-8 bytes; the stray 0xff as U+FFFD */
+    assert_non_null(strstr(json, "\"IL h\xc3\xa9llo\xef\xbf\xbd\""));
+    assert_null(strstr(json, "\\u00"));
+    free(json);
+    free(out);
+}
+
+/* kill -9 in the middle of a match leaves the last complete record. */
+static void test_record_survives_kill(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    fake_player_t x, o;
+    assert_true(fake_start(&x, FAKE_SILENT));
+    assert_true(fake_start(&o, FAKE_SILENT));
+    const char *rec = tmp_path("rec.json");
+    unlink(rec); /* the record of an earlier test */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(GGP_BIN, GGP_BIN, "match", game, "--startclock", "1", "--playclock", "1", "--grace-ms", "100", "--out",
+              rec, x.url, o.url, (char *)NULL);
+        _exit(127);
+    }
+    /* Every PLAY times out (1.1 s): wait for two states, at most 20 s. */
+    int ns = 0;
+    for (int i = 0; i < 2000 && ns < 2; i++) {
+        procs_sleep_ms(10);
+        char *json = tu_read_file(rec);
+        char **states;
+        int rows;
+        ns = json ? json_strings(json, "states", &states, &rows) : 0;
+        if (ns > 0) json_strings_free(states, ns);
+        free(json);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    fake_stop(&x);
+    fake_stop(&o);
+    assert_true(WIFSIGNALED(st));
+    assert_true(ns >= 2);
+    char *json = tu_read_file(rec);
+    assert_non_null(json);
+    size_t len = strlen(json);
+    if (len < 2 || strcmp(json + len - 2, "}\n") || !strstr(json, "\"isCompleted\":false,\"isAborted\":false"))
+        fail_msg("record after kill -9:\n%s", json);
+    free(json);
+    bool completed;
+    char *xe = record_errors(0, &ns, &completed);
+    assert_false(completed);
+    assert_true(ns >= 2);
+    free(xe);
+}
+
+static void test_record_write_error(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    if (access("/dev/full", W_OK) != 0) {
+        printf("note: no /dev/full; skipping\n");
+        return;
+    }
+    snprintf(record_path, sizeof record_path, "/dev/full");
+    char urls[2][64], *out;
+    int rc = fake_match(game, FAKE_GARBAGE, FAKE_GARBAGE, urls, &out);
+    record_path[0] = '\0';
+    if (rc != 2 || !strstr(out, "ggp match: cannot write /dev/full: No space left on device"))
+        fail_msg("ggp match --out /dev/full: status %d (want 2):\n%s", rc, out);
+    /* reported once, not at every step */
+    const char *first = strstr(out, "cannot write");
+    assert_null(strstr(first + 1, "cannot write"));
+    free(out);
+}
+
+/* `ggp serve --log /dev/full`: a log that cannot be written is an error
+ * at once, with its reason (it was found only when the player stopped,
+ * if ever). */
+static void test_serve_log_write_error(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0) {
+        printf("note: no /dev/full; skipping\n");
+        return;
+    }
+    char cmd[600], *out;
+    snprintf(cmd, sizeof cmd, "timeout 60 %s serve --port 0 --bind 127.0.0.1 --log /dev/full", GGP_BIN);
+    int rc = tu_run(cmd, &out);
+    if (rc != 2 || !strstr(out, "ggp serve: cannot write /dev/full: No space left on device"))
+        fail_msg("ggp serve --log /dev/full: status %d (want 2):\n%s", rc, out);
+    free(out);
+}
+
 static void test_usage_errors(void **state)
 {
     (void)state;
@@ -437,6 +635,11 @@ static void test_usage_errors(void **state)
         assert_int_equal(tu_run(cmd, &out), 2);
         assert_non_null(strstr(out, "has 2 roles (xplayer oplayer) but 1 URL was given"));
         free(out);
+        snprintf(cmd, sizeof cmd, "%s match %s --startclock 0 --playclock 1 http://127.0.0.1:1/ http://127.0.0.1:1/",
+                 GGP_BIN, game);
+        assert_int_equal(tu_run(cmd, &out), 2);
+        assert_non_null(strstr(out, "bad value for --startclock: '0' (expected an integer from 1"));
+        free(out);
     }
 }
 
@@ -451,6 +654,12 @@ int main(void)
         cmocka_unit_test_teardown(test_rules_defects_abort_cleanly, procs_reap_all),
         cmocka_unit_test_teardown(test_serve_real_game_uppercase, procs_reap_all),
         cmocka_unit_test_teardown(test_serve_rules_that_do_not_load, procs_reap_all),
+        cmocka_unit_test_teardown(test_players_not_there, procs_reap_all),
+        cmocka_unit_test_teardown(test_http_500_is_ce, procs_reap_all),
+        cmocka_unit_test_teardown(test_record_keeps_utf8, procs_reap_all),
+        cmocka_unit_test_teardown(test_record_survives_kill, procs_reap_all),
+        cmocka_unit_test_teardown(test_record_write_error, procs_reap_all),
+        cmocka_unit_test_teardown(test_serve_log_write_error, procs_reap_all),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

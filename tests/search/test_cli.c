@@ -1,9 +1,14 @@
 /* test_cli.c - `ggp players`, `ggp play` and `ggp tournament`: output
  * format, exit codes, reproducibility (same seed, same game; a tournament
  * game replays alone with the printed command; --jobs does not change
- * results), CSV and SVG output of a sweep. */
+ * results), CSV and SVG output of a sweep; a tournament killed with
+ * SIGKILL keeps its finished games and --resume completes it to the
+ * result of an uninterrupted run; write errors exit 2 with a message. */
 #include "testutil.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "search/search.h"
@@ -228,6 +233,148 @@ static void test_tournament_sweep(void **state)
     remove(svg);
 }
 
+/* The rows of a per-game CSV without the header and without the a_seconds
+ * column (CPU time, the one field that differs between runs), sorted: the
+ * games as a set, whatever order they finished in. */
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char *csv_games_set(const char *path, int *n_rows)
+{
+    char *text = tu_read_file(path);
+    assert_non_null(text);
+    char *rows[512];
+    int n = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(l, "game,", 5)) continue;
+        assert_true(n < 512);
+        /* drop the 8th column (a_seconds) */
+        char *c = l;
+        for (int k = 0; k < 7 && c; k++) c = strchr(c + 1, ',');
+        char *d = c ? strchr(c + 1, ',') : NULL;
+        assert_non_null(d);
+        memmove(c, d, strlen(d) + 1);
+        rows[n++] = l;
+    }
+    qsort(rows, (size_t)n, sizeof *rows, str_cmp);
+    size_t len = 1;
+    for (int i = 0; i < n; i++) len += strlen(rows[i]) + 1;
+    char *out = calloc(1, len);
+    for (int i = 0; i < n; i++) strcat(strcat(out, rows[i]), "\n");
+    free(text);
+    *n_rows = n;
+    return out;
+}
+
+static int count_char(const char *s, char c)
+{
+    int n = 0;
+    for (; s && *s; s++) n += *s == c;
+    return n;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_tournament_kill_and_resume(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    enum { GAMES = 16 };
+    char ref[] = "/tmp/ggp_resume_ref_XXXXXX", csv[] = "/tmp/ggp_resume_XXXXXX";
+    close(mkstemp(ref));
+    close(mkstemp(csv));
+    const char *players = "--a grave:playouts=20000 --b uct:playouts=20000";
+    char args[2048];
+    int st;
+    snprintf(args, sizeof args, "tournament %s %s --games %d --seed 3 --quiet --csv %s", f, players, GAMES, ref);
+    char *want = run(args, &st);
+    assert_int_equal(st, 0);
+    int n_ref;
+    char *ref_set = csv_games_set(ref, &n_ref);
+    assert_int_equal(n_ref, GAMES);
+
+    /* The same tournament, two games at a time, killed once two games have
+     * ended (about 150 ms each: the run is far from its end). */
+    snprintf(args, sizeof args, "exec %s tournament %s %s --games %d --seed 3 --quiet --jobs 2 --csv %s >/dev/null",
+             GGP_BIN, f, players, GAMES, csv);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", args, (char *)NULL);
+        _exit(127);
+    }
+    char *text = NULL;
+    for (int i = 0; i < 3000 && count_char(text, '\n') < 3; i++) {
+        free(text);
+        sleep_ms(10);
+        text = tu_read_file(csv);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    assert_true(WIFSIGNALED(st));
+    free(text);
+    text = tu_read_file(csv);
+    int kept = count_char(text, '\n') - 1;
+    printf("note: %d of %d games kept after kill -9\n", kept, GAMES);
+    assert_true(kept >= 2);
+    assert_true(kept < GAMES);
+    free(text);
+    /* A kill in the middle of a row leaves half a line: resume drops it. */
+    FILE *fp = fopen(csv, "a");
+    fputs("15,1234,xpla", fp);
+    fclose(fp);
+
+    snprintf(args, sizeof args, "tournament %s %s --games %d --seed 4 --quiet --csv %s --resume", f, players, GAMES,
+             csv);
+    expect(2, "another seed (another --seed?)", "%s", args);
+    snprintf(args, sizeof args, "tournament %s %s --games %d --seed 3 --quiet --jobs 2 --csv %s --resume", f, players,
+             GAMES, csv);
+    char *got = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_string_equal(last_line(got), last_line(want));
+    int n_got;
+    char *got_set = csv_games_set(csv, &n_got);
+    assert_int_equal(n_got, GAMES);
+    assert_string_equal(got_set, ref_set);
+    /* nothing left to play: the same result again */
+    char *again = run(args, &st);
+    assert_int_equal(st, 0);
+    assert_string_equal(last_line(again), last_line(want));
+    free(again);
+    free(got);
+    free(got_set);
+    free(ref_set);
+    free(want);
+    remove(ref);
+    remove(csv);
+}
+
+/* A full disk is an error that names the file, never a silent exit 0. */
+static void test_tournament_write_errors(void **state)
+{
+    (void)state;
+    const char *f = game("ticTacToe.kif");
+    if (!f) return;
+    if (access("/dev/full", W_OK) != 0) {
+        printf("note: no /dev/full; skipping\n");
+        return;
+    }
+    const char *nospace = "cannot write /dev/full: No space left on device";
+    expect(2, nospace, "tournament %s --a grave:playouts=20 --b random --games 2 --quiet --csv /dev/full", f);
+    expect(2, nospace, "tournament %s --a grave:playouts=20 --b random --games 2 --quiet --sweep playouts=10,20 "
+                       "--csv /dev/full", f);
+    expect(2, nospace, "tournament %s --a grave:playouts=20 --b random --games 2 --quiet --sweep playouts=10,20 "
+                       "--plot /dev/full", f);
+    expect(2, "cannot write /nonexistent/p.svg", "tournament %s --a grave --b random --games 2 --quiet --sweep "
+                                                 "playouts=10,20 --plot /nonexistent/p.svg", f);
+    expect(2, "--resume needs --csv", "tournament %s --a grave --b random --games 2 --resume", f);
+}
+
 static void test_tournament_errors(void **state)
 {
     (void)state;
@@ -248,7 +395,8 @@ int main(void)
         cmocka_unit_test(test_players),           cmocka_unit_test(test_play),
         cmocka_unit_test(test_play_errors),       cmocka_unit_test(test_tournament),
         cmocka_unit_test(test_tournament_replay), cmocka_unit_test(test_tournament_sweep),
-        cmocka_unit_test(test_tournament_errors),
+        cmocka_unit_test(test_tournament_errors), cmocka_unit_test(test_tournament_kill_and_resume),
+        cmocka_unit_test(test_tournament_write_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
