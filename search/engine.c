@@ -65,6 +65,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     e->tmp_state[0] = game_state_new(g);
     e->tmp_state[1] = game_state_new(g);
     e->solver = e->v->match && spec->solver;
+    e->line_value = -1;
     e->legal = xcalloc(e->k, sizeof *e->legal);
     e->n_legal = xcalloc(e->k, sizeof *e->n_legal);
     e->joint = xcalloc(e->k, sizeof *e->joint);
@@ -108,6 +109,8 @@ void engine_free(engine_t *e)
     game_state_free(e->tmp_state[1]);
     free(e->pmover);
     free(e->pmoves);
+    free(e->line_hash);
+    free(e->line_move);
     game_ctx_free(e->ctx);
     free(e->path);
     free(e->step_start);
@@ -129,6 +132,7 @@ void engine_reset(engine_t *e, uint64_t seed)
     mast_clear(&e->mast); /* spec §9: the table is empty at game start */
     rng_seed(&e->rng, seed);
     e->root = NIL; /* a new match: no tree to reuse */
+    e->line_value = -1;
 }
 
 /* ---- scratch ----------------------------------------------------------- */
@@ -173,6 +177,7 @@ static int gather_legal(engine_t *e)
 
 static void rewards_terminal(engine_t *e)
 {
+    e->reached_terminal = true;
     for (uint32_t r = 0; r < e->k; r++) {
         int g = game_goal(e->ctx, r);
         e->z[r] = g >= 0 ? g / 100.0 : 0.0;
@@ -605,17 +610,62 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
     }
 }
 
+/* ---- the best line of a single-player game (match rows) ------------------ */
+
+static bool is_line_row(const engine_t *e) { return e->v->match && e->k == 1; }
+
+/* The simulation just backed up reached a terminal state worth more than
+ * the line: replay its decisions from the root and keep them. */
+static void line_record(engine_t *e)
+{
+    double before = e->line_value;
+    game_ctx_set_state(e->ctx, e->root_state);
+    e->line_len = 0;
+    size_t j = 0;
+    while (j < e->n_skeys && !game_is_terminal(e->ctx)) {
+        if (gather_legal(e) < 0) break;
+        if (e->n_legal[0] >= 2) {
+            if (e->line_len == e->line_cap) {
+                e->line_cap = e->line_cap ? 2 * e->line_cap : 64;
+                e->line_hash = xreallocarray(e->line_hash, e->line_cap, sizeof *e->line_hash);
+                e->line_move = xreallocarray(e->line_move, e->line_cap, sizeof *e->line_move);
+            }
+            e->joint[0] = e->keys.move[e->skeys[j++]];
+            e->line_hash[e->line_len] = game_state_hash(e->g, game_ctx_state(e->ctx));
+            e->line_move[e->line_len++] = e->joint[0];
+        }
+        game_ctx_play(e->ctx, e->joint);
+    }
+    /* the replay's own outcome (it is the simulation's: GDL is deterministic) */
+    int g = game_is_terminal(e->ctx) ? game_goal(e->ctx, 0) : -1;
+    e->line_value = g >= 0 ? g / 100.0 : -1;
+    if (e->line_value < before) e->line_value = -1; /* cannot happen; never keep a worse line */
+}
+
+/* The line's move at state st, or UINT32_MAX. */
+static uint32_t line_move_at(const engine_t *e, const game_state_t *st)
+{
+    if (e->line_value < 0) return UINT32_MAX;
+    uint64_t h = game_state_hash(e->g, st);
+    for (size_t i = 0; i < e->line_len; i++)
+        if (e->line_hash[i] == h) return e->line_move[i];
+    return UINT32_MAX;
+}
+
 static void iterate_single(engine_t *e)
 {
     game_ctx_set_state(e->ctx, e->root_state);
     trace_clear(e);
+    e->reached_terminal = false;
     path_push(e, e->root);
     pool_lru_remove(&e->pool, e->root);
     descend(e, e->root, e->root, 0);
+    double z0 = e->z[0]; /* backprop's solver may overwrite z */
     check_region(e, 0, e->path, e->path_len);
     backprop(e, 0);
     check_region(e, 0, NULL, 0);
     pool_note_peak(&e->pool);
+    if (is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
 }
 
 /* ---- two levels (spec §7, §8) ------------------------------------------- */
@@ -779,6 +829,7 @@ void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const ato
         e->root = pool_alloc(&e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
     }
     e->st.reused = kept ? e->pool.nodes[e->root].visits : 0;
+    if (is_line_row(e) && line_move_at(e, e->root_state) == UINT32_MAX) e->line_value = -1; /* left the line */
     if (e->v->tree == TREE_TWO) {
         for (uint64_t i = 0; i < e->b.p_top; i++) {
             if (i > 0 && should_stop(dl, stop)) break;
@@ -821,6 +872,14 @@ move_id_t engine_final(engine_t *e, double *value)
     uint32_t n = e->n_legal[r];
     *value = 0;
     if (n == 1) return m[0];
+    if (is_line_row(e)) { /* the best line found: its value is guaranteed */
+        uint32_t lm = line_move_at(e, e->root_state);
+        for (uint32_t i = 0; lm != UINT32_MAX && i < n; i++)
+            if (m[i] == lm) {
+                *value = e->line_value;
+                return lm;
+            }
+    }
     bool simul = nd >= 2;
     if (!simul) slot_build(e, e->root);
     /* Solver (issue 12): a proven win at once; never a proven loss while a

@@ -298,6 +298,15 @@ typedef struct engine {
      * many edges it has (the solver proves a node from its children) */
     uint32_t *pmover, *pmoves;
     size_t pinfo_cap;
+    /* Single-player match rows: the best complete line found (the state
+     * hash before each of our decisions, and the move), its value, or
+     * line_value < 0. A one-player GDL game is deterministic, so the line's
+     * value is guaranteed: the player follows it (issue 12, item 6). */
+    uint64_t *line_hash;
+    uint32_t *line_move;
+    size_t line_len, line_cap;
+    double line_value;
+    bool reached_terminal; /* this simulation ended in a terminal state */
     /* scratch of one simulation (spec §3.5) */
     uint32_t *path;
     size_t path_len, path_cap;

@@ -380,6 +380,54 @@ static void test_memory_bound_long_match(void **state)
     play_bounded_match(st_shared_game("connectFour.kif"), "compete:playouts=4000,memory=1", 1);
 }
 
+/* ---- single-player games: the best line found is followed ------------------------- */
+
+/* GDL with one role is deterministic: the value of the best line found by
+ * the first search is guaranteed, so the game played on by the same player
+ * ends with at least that goal. */
+static void line_game(const char *path, uint64_t seed)
+{
+    tgame_t t;
+    if (!tg_load(&t, path)) {
+        skip();
+        return;
+    }
+    search_spec_t *sp;
+    searcher_t *s = new_searcher(&t, 0, "compete:playouts=2000", seed, &sp);
+    engine_t *e = searcher_engine(s, 0);
+    double first = -1;
+    game_state_t *now = game_state_new(t.g);
+    uint32_t steps = 0;
+    while (!game_is_terminal(t.ctx) && steps < 500) {
+        game_state_copy(t.g, now, game_ctx_state(t.ctx));
+        search_report_t rep;
+        move_id_t m = searcher_choose(s, now, deadline_none(), NULL, &rep);
+        if (first < 0) first = e->line_value;
+        game_ctx_set_state(t.ctx, now);
+        game_ctx_play(t.ctx, &m);
+        steps++;
+    }
+    assert_true(game_is_terminal(t.ctx));
+    assert_true(first >= 0); /* a playout of the first search reached the end */
+    int goal = game_goal(t.ctx, 0);
+    if (goal < first * 100 - 1e-6)
+        fail_msg("%s seed %llu: the first search found a line worth %.0f, the game ended with %d", path,
+                 (unsigned long long)seed, first * 100, goal);
+    game_state_free(now);
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
+static void test_single_player_best_line(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        line_game(GGP_SOURCE_DIR "/games/lightsout.kif", seed);
+        line_game(st_shared_game("hanoi.kif"), seed);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_solver_simultaneous),
         cmocka_unit_test(test_tree_reuse),
         cmocka_unit_test(test_memory_bound_long_match),
+        cmocka_unit_test(test_single_player_best_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
