@@ -871,7 +871,11 @@ move_id_t engine_final(engine_t *e, double *value)
     const move_id_t *m = e->legal[r];
     uint32_t n = e->n_legal[r];
     *value = 0;
-    if (n == 1) return m[0];
+    if (n == 1) { /* forced: report the root's value (searched by match rows) */
+        if (e->root != NIL && e->pool.nodes[e->root].visits)
+            *value = pool_w(&e->pool, e->root)[r] / e->pool.nodes[e->root].visits;
+        return m[0];
+    }
     if (is_line_row(e)) { /* the best line found: its value is guaranteed */
         uint32_t lm = line_move_at(e, e->root_state);
         for (uint32_t i = 0; lm != UINT32_MAX && i < n; i++)
