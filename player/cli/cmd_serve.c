@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "base/clock.h"
 #include "base/xalloc.h"
@@ -65,6 +66,19 @@ static bool name_ok(const char *s)
     for (; *s; s++)
         if (*s <= ' ' || *s == '(' || *s == ')' || *s == ';' || *s == 0x7f) return false;
     return true;
+}
+
+/* Each connection is a descriptor: take what the hard limit allows (up to
+ * 8192), so that hundreds of idle or hostile clients fit beside the game
+ * manager; the server lowers its connection limit to what is there. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    rlim_t want = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+    if (rl.rlim_cur >= want) return;
+    rl.rlim_cur = want;
+    setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -166,6 +180,7 @@ int cmd_serve(int argc, char **argv)
                            .seed = seed,
                            .ponder = search_spec_ponders(spec)};
     session_t *session = session_new(&sc);
+    raise_fd_limit();
     server_config_t cfg = {.bind = bind, .port = (uint16_t)port, .max_body = (size_t)max_body, .session = session};
     server_t *sv = server_start(&cfg, err, sizeof err);
     if (!sv) {

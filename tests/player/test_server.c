@@ -2,12 +2,16 @@
  * Dresden's ways of talking (HTTP/1.0, read until close, upper case), the
  * reply headers of §5.1, OPTIONS and GET, keep-alive ignored,
  * `Expect: 100-continue`, bodies in many segments, oversized and malformed
- * requests, idle connections; the server must answer them all and keep
- * serving (shared/docs/gdl-protocol.md §5.1, pitfalls 13-17). Uses the
+ * requests, idle connections; slow clients dropped at their header and
+ * body deadlines, the oldest unfinished connection dropped to make room,
+ * the reply deadline counted from the accept (issue 13); the server must
+ * answer them all and keep serving (shared/docs/gdl-protocol.md §5.1,
+ * pitfalls 13-17). Uses the
  * stand-in engine of standin.h. */
 #include "testutil.h"
 
 #include <signal.h>
+#include <time.h>
 
 #include "player/proto/server.h"
 #include "rawhttp.h"
@@ -258,6 +262,151 @@ static void test_malformed_requests(void **state)
     assert_non_null(strstr(f->log_text, "match=nosuchmatch kind=play status=404"));
 }
 
+/* ---- hostile clients (issue 13) ---- */
+
+/* Serve the fixture's session again with other limits. */
+static void restart(fixture_t *f, server_config_t cfg)
+{
+    server_stop(f->sv);
+    cfg.bind = "127.0.0.1";
+    cfg.port = 0;
+    cfg.max_body = MAX_BODY;
+    cfg.session = f->s;
+    char err[200];
+    f->sv = server_start(&cfg, err, sizeof err);
+    if (!f->sv) fail_msg("server_start: %s", err);
+    f->port = server_port(f->sv);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Wait (bounded) until the server has accepted n connections. */
+static void wait_accepted(fixture_t *f, uint64_t n)
+{
+    server_counts_t c;
+    for (int i = 0; i < 300; i++) {
+        server_counts(f->sv, &c);
+        if (c.accepted >= n) return;
+        sleep_ms(10);
+    }
+    fail_msg("the server accepted %llu connections, expected %llu", (unsigned long long)c.accepted,
+             (unsigned long long)n);
+}
+
+/* An idle connection, a slowloris that sends one more header byte every
+ * 50 ms (an idle timeout never fires on it) and a body that stops after
+ * a few bytes and then trickles: each is dropped once its header or body
+ * deadline has passed, not before, and the server goes on serving. */
+static void test_slow_requests_dropped_at_deadline(void **state)
+{
+    fixture_t *f = *state;
+    restart(f, (server_config_t){.header_ms = 300, .body_ms = 300});
+    const char *heads[3] = {"", "POST / HTTP/1.0\r\nHost: x\r\nX-Slow: ",
+                            "POST / HTTP/1.0\r\nContent-Length: 100\r\n\r\n(pi"};
+    int fds[3];
+    uint64_t t0 = clock_now_ns(), closed_at[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        fds[i] = raw_connect(f->port);
+        assert_true(fds[i] >= 0);
+        raw_send(fds[i], heads[i], strlen(heads[i]));
+    }
+    int open = 3;
+    while (open && clock_now_ns() < t0 + 3000000000ULL) {
+        struct pollfd pf[3];
+        for (int i = 0; i < 3; i++) pf[i] = (struct pollfd){.fd = closed_at[i] ? -1 : fds[i], .events = POLLIN};
+        poll(pf, 3, 50);
+        for (int i = 0; i < 3; i++) {
+            if (closed_at[i]) continue;
+            char buf[256];
+            ssize_t n = pf[i].revents ? recv(fds[i], buf, sizeof buf, MSG_DONTWAIT) : 1;
+            if (n == 0 || (n < 0 && errno != EAGAIN)) {
+                closed_at[i] = clock_now_ns();
+                open--;
+            } else if (i > 0) {
+                send(fds[i], "a", 1, MSG_NOSIGNAL);
+            }
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        close(fds[i]);
+        if (!closed_at[i]) fail_msg("connection %d still open after 3 s", i);
+        uint64_t ms = (closed_at[i] - t0) / 1000000ULL;
+        if (ms < 250) fail_msg("connection %d dropped after %llu ms, before its deadline", i, (unsigned long long)ms);
+    }
+    server_counts_t c;
+    server_counts(f->sv, &c);
+    assert_int_equal(c.dropped_late, 3);
+    assert_int_equal(c.dropped_room, 0);
+    post_expect(f, "(ping)", "ready");
+}
+
+/* Past the limit of one address, or of all, a newcomer gets in and the
+ * oldest connection still sending its request is dropped; the others stay. */
+static void test_room_made_by_dropping_the_oldest(void **state)
+{
+    fixture_t *f = *state;
+    for (int pass = 0; pass < 2; pass++) {
+        restart(f, pass ? (server_config_t){.max_connections = 8} : (server_config_t){.per_address = 8});
+        int fds[8];
+        for (int i = 0; i < 8; i++) {
+            fds[i] = raw_connect(f->port);
+            assert_true(fds[i] >= 0);
+            if (i % 2) raw_send(fds[i], "POST / HTTP/1.0\r\n", 17);
+            wait_accepted(f, (uint64_t)i + 1); /* in this order */
+        }
+        post_expect(f, "(ping)", "ready");
+        bool eof;
+        char *r = raw_read_all(fds[0], 3000, &eof);
+        assert_true(eof);
+        assert_string_equal(r, "");
+        free(r);
+        for (int i = 1; i < 8; i++) {
+            char ch;
+            errno = 0;
+            if (recv(fds[i], &ch, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN) fail_msg("connection %d was dropped", i);
+        }
+        /* The newcomer's own connection leaves the table just after it
+         * closes: wait (bounded) for that. */
+        server_counts_t c;
+        for (int i = 0; i < 300; i++) {
+            server_counts(f->sv, &c);
+            if (c.open <= 7) break;
+            sleep_ms(10);
+        }
+        assert_int_equal(c.dropped_room, 1);
+        assert_int_equal(c.dropped_late, 0);
+        assert_int_equal(c.open, 7);
+        for (int i = 0; i < 8; i++) close(fds[i]);
+    }
+}
+
+/* The reply deadline counts from the accept (§5.3): a request whose
+ * headers come 400 ms after the connection has 400 ms less. */
+static void test_deadline_counts_from_accept(void **state)
+{
+    fixture_t *f = *state;
+    int fd = raw_connect(f->port);
+    assert_true(fd >= 0);
+    sleep_ms(400);
+    const char req[] = "POST / HTTP/1.0\r\nContent-Length: 6\r\n\r\n(info)";
+    raw_send(fd, req, sizeof req - 1);
+    bool eof;
+    char *r = raw_read_all(fd, 3000, &eof);
+    close(fd);
+    assert_int_equal(raw_status(r), 200);
+    free(r);
+    fflush(f->log);
+    const char *line = strstr(f->log_text, "kind=info status=200 ms=");
+    assert_non_null(line);
+    long ms = atol(line + strlen("kind=info status=200 ms="));
+    /* The server accepts a few ms after connect() returns. */
+    if (ms < 300) fail_msg("logged %ld ms, counted from the headers rather than the accept", ms);
+}
+
 static void test_bad_bind_address(void **state)
 {
     fixture_t *f = *state;
@@ -284,6 +433,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_oversized_bodies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bind_address, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_requests_dropped_at_deadline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_room_made_by_dropping_the_oldest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_counts_from_accept, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
