@@ -92,7 +92,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_PTOP] = {"ptop", KT_INT, 1, 1e9, "2*N_top", "P_top: top-level iterations (each one second-level search)",
                 ap_two_rec},
     [K_PSEC] = {"psec", KT_INT, 1, 1e9, "N_sec", "P_sec: playouts per second-level search", ap_two_rec},
-    [K_BIAS] = {"bias", KT_REAL, 0, 1, "0.01", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
+    [K_BIAS] = {"bias", KT_REAL, 0, 1000, "0.01", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
     [K_REF] = {"ref", KT_REAL, 0, 1e9, "25", "GRAVE reference threshold: a node with V > ref uses its own AMAF (inf = root)",
                ap_grave},
     [K_C] = {"c", KT_REAL, 0, 100, "(algo)",

@@ -153,8 +153,8 @@ static void test_errors(void **state)
     expect_error("grave:foo=1", "unknown key 'foo'", "playouts");
     expect_error("grave:ptop=5", "inapplicable key 'ptop'", "bias");
     expect_error("uct:bias=0.1", "inapplicable key 'bias'", "c");
-    expect_error("grave:bias=abc", "bad value for bias: 'abc'", "0 to 1");
-    expect_error("grave:bias=2", "bad value for bias", "0 to 1");
+    expect_error("grave:bias=abc", "bad value for bias: 'abc'", "0 to 1000");
+    expect_error("grave:bias=2000", "bad value for bias", "0 to 1000");
     expect_error("grave:playouts=0", "bad value for playouts: '0'", "1 to 1000000000");
     expect_error("grave:playouts=-5", "bad value for playouts", NULL);
     expect_error("grave:playouts=", "bad value for playouts", NULL);
