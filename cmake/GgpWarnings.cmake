@@ -12,6 +12,12 @@ if(GGP_SANITIZE)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+# ThreadSanitizer for the tests that use threads (server, session and
+# pondering, grounding thread, tree-parallel search): `--preset tsan`.
+if(GGP_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
 
 # ggp_target_setup(target): the project's warnings on a target we wrote.
 function(ggp_target_setup target)

@@ -57,8 +57,12 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     e->role = role;
     e->max_plies = MAX_PLAYOUT_PLIES;
     rng_seed(&e->rng, seed);
-    keys_init(&e->keys, e->k);
-    joints_init(&e->joints, e->k);
+    e->pool = &e->pool_own;
+    e->keys = &e->keys_own;
+    e->joints = &e->joints_own;
+    e->own = e;
+    keys_init(e->keys, e->k);
+    joints_init(e->joints, e->k);
     mast_init(&e->mast);
     e->root_state = game_state_new(g);
     e->sec_state = game_state_new(g);
@@ -81,27 +85,47 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
         for (uint32_t r = 0; r < e->k; r++) K += game_num_moves(g, r);
         if (spec->amaf == AMAF_AUTO && K > (e->v->match ? MATCH_DENSE_MAX_KEYS : 1024)) K = 0;
         for (uint32_t r = 0; K && r < e->k; r++)
-            for (uint32_t a = 0; a < game_num_moves(g, r); a++) keys_get(&e->keys, r, a);
+            for (uint32_t a = 0; a < game_num_moves(g, r); a++) keys_get(e->keys, r, a);
     }
     if (e->v->tree == TREE_TWO) {
         uint32_t caps[2] = {e->b.n_top, e->b.n_sec - 1};
         bool rec[2] = {e->v->recycle, e->v->recycle};
-        pool_init(&e->pool, e->k, 2, caps, rec, grave, K);
+        pool_init(e->pool, e->k, 2, caps, rec, grave, K);
     } else if (e->v->tree == TREE_SINGLE) {
         uint32_t caps[1] = {e->v->recycle && !e->v->match ? e->b.n : UINT32_MAX};
         bool rec[1] = {e->v->recycle};
-        pool_init(&e->pool, e->k, 1, caps, rec, grave, K);
+        pool_init(e->pool, e->k, 1, caps, rec, grave, K);
         if (e->v->match) /* one tree for the match, within memory= (LRU recycling past it) */
-            pool_bound(&e->pool, (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024);
+            pool_bound(e->pool, (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024);
     }
     e->pool_ready = e->v->tree != TREE_NONE;
 }
 
+bool engine_share(engine_t *w, engine_t *owner)
+{
+    /* Workers read the key table outside the lock (playouts): every key
+     * must exist before they start, which only the propnet can promise. */
+    if (!engine_is_propnet(owner->g)) return false;
+    for (uint32_t r = 0; r < owner->k; r++)
+        for (uint32_t a = 0; a < game_num_moves(owner->g, r); a++) keys_get(owner->keys, r, a);
+    if (!owner->mu) {
+        pthread_mutex_init(&owner->mu_own, NULL);
+        owner->mu = &owner->mu_own;
+    }
+    w->pool = owner->pool;
+    w->keys = owner->keys;
+    w->joints = owner->joints;
+    w->mu = owner->mu;
+    w->own = owner;
+    return true;
+}
+
 void engine_free(engine_t *e)
 {
-    if (e->pool_ready) pool_free(&e->pool);
-    keys_free(&e->keys);
-    joints_free(&e->joints);
+    if (e->pool_ready) pool_free(&e->pool_own);
+    keys_free(&e->keys_own);
+    joints_free(&e->joints_own);
+    if (e->mu == &e->mu_own) pthread_mutex_destroy(&e->mu_own);
     mast_free(&e->mast);
     game_state_free(e->root_state);
     game_state_free(e->sec_state);
@@ -222,7 +246,7 @@ static uint32_t playout_pick(engine_t *e, uint32_t r)
     uint32_t n = e->n_legal[r];
     if (!e->spec->mast || rng_double(&e->rng) < e->spec->eps) return m[rng_below(&e->rng, n)];
     argmax_t am = {-INFINITY, m[0], 0};
-    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], mast_q(&e->mast, keys_get(&e->keys, r, m[i])));
+    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], mast_q(&e->mast, keys_get(e->keys, r, m[i])));
     return am.pick;
 }
 
@@ -248,7 +272,7 @@ static void playout(engine_t *e)
         for (int i = 0; i < nd; i++) {
             uint32_t r = e->dec[i];
             e->joint[r] = playout_pick(e, r);
-            step_key(e, keys_get(&e->keys, r, e->joint[r]));
+            step_key(e, keys_get(e->keys, r, e->joint[r]));
         }
         game_ctx_play(e->ctx, e->joint);
     }
@@ -277,8 +301,8 @@ static inline double solved_value(const pool_t *p, uint32_t n, uint32_t r)
  * backpropagation that follows adds z itself). */
 static void mark_solved(engine_t *e, uint32_t n, const double *z)
 {
-    node_t *x = &e->pool.nodes[n];
-    float *w = pool_w(&e->pool, n);
+    node_t *x = &e->pool->nodes[n];
+    float *w = pool_w(e->pool, n);
     x->flags |= NODE_SOLVED;
     for (uint32_t r = 0; r < e->k; r++) w[r] = (float)(z[r] * x->visits);
 }
@@ -286,7 +310,7 @@ static void mark_solved(engine_t *e, uint32_t n, const double *z)
 static bool same_values(const engine_t *e, uint32_t a, uint32_t b)
 {
     for (uint32_t r = 0; r < e->k; r++)
-        if (fabs(solved_value(&e->pool, a, r) - solved_value(&e->pool, b, r)) > SOLVED_EPS) return false;
+        if (fabs(solved_value(e->pool, a, r) - solved_value(e->pool, b, r)) > SOLVED_EPS) return false;
     return true;
 }
 
@@ -294,7 +318,7 @@ static bool same_values(const engine_t *e, uint32_t a, uint32_t b)
  * was selected through). */
 static bool try_solve(engine_t *e, uint32_t x, uint32_t mover, uint32_t n_edges)
 {
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     uint32_t best = NIL, count = 0;
     bool all = true, same = true, win = false;
     double bv = -1;
@@ -331,10 +355,10 @@ static bool try_solve(engine_t *e, uint32_t x, uint32_t mover, uint32_t n_edges)
  * bottom-up along the path. e->z is overwritten (backprop is done). */
 static void solve_up(engine_t *e)
 {
-    if (e->path_len < 2 || !is_solved(&e->pool, e->path[e->path_len - 1])) return;
+    if (e->path_len < 2 || !is_solved(e->pool, e->path[e->path_len - 1])) return;
     for (size_t i = e->path_len - 1; i-- > 0;) {
         uint32_t x = e->path[i];
-        if (is_solved(&e->pool, x) || !try_solve(e, x, e->pmover[i], e->pmoves[i])) break;
+        if (is_solved(e->pool, x) || !try_solve(e, x, e->pmover[i], e->pmoves[i])) break;
     }
 }
 
@@ -358,8 +382,8 @@ static void slot_build(engine_t *e, uint32_t x)
         memset(e->slot_gen, 0, e->slot_cap * sizeof *e->slot_gen);
         e->gen = 1;
     }
-    for (uint32_t c = e->pool.nodes[x].first_child; c != NIL; c = e->pool.nodes[c].next_sibling) {
-        uint32_t edge = e->pool.nodes[c].edge;
+    for (uint32_t c = e->pool->nodes[x].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+        uint32_t edge = e->pool->nodes[c].edge;
         slot_fit(e, edge);
         e->slot[edge] = c;
         e->slot_gen[edge] = e->gen;
@@ -382,7 +406,7 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
     case SEL_GRAVE: {
         uint32_t p;
         float aw;
-        amaf_get(&e->pool, rho, key, &p, &aw);
+        amaf_get(e->pool, rho, key, &p, &aw);
         if (v == 0 && p == 0) return INFINITY; /* first-play urgency (spec §16 A5) */
         double q = v > 0 ? w / v : 0, val = q;
         if (p > 0) {
@@ -410,21 +434,22 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     const move_id_t *m = e->legal[r];
     argmax_t am = {-INFINITY, m[0], 0};
     for (uint32_t i = 0; i < e->n_legal[r]; i++) {
-        uint32_t key = keys_get(&e->keys, r, m[i]), v = 0;
+        uint32_t key = keys_get(e->keys, r, m[i]), v = 0;
         float w = 0;
         if (simul) {
-            marg_get(&e->pool, x, key, &v, &w);
+            marg_get(e->pool, x, key, &v, &w);
         } else {
             uint32_t c = slot_get(e, m[i]);
-            if (c != NIL && e->solver && is_solved(&e->pool, c)) {
+            if (c != NIL && e->solver && is_solved(e->pool, c)) {
                 /* exact: no exploration; a proven loss only if nothing else is left */
-                double sv = solved_value(&e->pool, c, r);
+                double sv = solved_value(e->pool, c, r);
                 argmax_offer(&am, &e->rng, m[i], sv <= SOLVED_EPS ? -1.0 : sv);
                 continue;
             }
             if (c != NIL) {
-                v = e->pool.nodes[c].visits;
-                w = pool_w(&e->pool, c)[r];
+                v = e->pool->nodes[c].visits;
+                w = pool_w(e->pool, c)[r];
+                if (e->mu) v += (e->pool->nodes[c].flags & NODE_FLIGHT_MASK) / NODE_FLIGHT_ONE; /* virtual loss */
             }
         }
         argmax_offer(&am, &e->rng, m[i], move_value(e, v, w, lnV, rho, key));
@@ -443,7 +468,7 @@ static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child,
     e->st.selections++;
     if (rho == x) e->st.ref_self++;
     if (rho == e->root) e->st.ref_root++;
-    double lnV = log((double)(e->pool.nodes[x].visits ? e->pool.nodes[x].visits : 1));
+    double lnV = log((double)(e->pool->nodes[x].visits ? e->pool->nodes[x].visits : 1));
     if (e->solver) { /* x is the path's last node */
         size_t i = e->path_len - 1;
         if (i >= e->pinfo_cap) {
@@ -469,7 +494,7 @@ static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child,
         *edge = e->joint[r];
     } else {
         for (int i = 0; i < nd; i++) e->joint[e->dec[i]] = select_move(e, x, e->dec[i], rho, true, lnV);
-        *edge = joints_intern(&e->joints, e->joint);
+        *edge = joints_intern(e->joints, e->joint);
     }
     *child = slot_get(e, *edge);
     return true;
@@ -480,7 +505,7 @@ static void play_tree_step(engine_t *e)
 {
     step_begin(e);
     for (uint32_t r = 0; r < e->k; r++)
-        if (e->n_legal[r] >= 2) step_key(e, keys_get(&e->keys, r, e->joint[r]));
+        if (e->n_legal[r] >= 2) step_key(e, keys_get(e->keys, r, e->joint[r]));
     e->tree_steps++;
     game_ctx_play(e->ctx, e->joint);
 }
@@ -489,9 +514,9 @@ static void play_tree_step(engine_t *e)
 
 static void backprop(engine_t *e, uint32_t push_region)
 {
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     bool grave = e->v->sel == SEL_GRAVE;
-    uint32_t nkeys = e->keys.n;
+    uint32_t nkeys = e->keys->n;
     if (nkeys > e->kstamp_cap) {
         size_t old = e->kstamp_cap;
         XVEC_RESERVE(&e->kstamp, &e->kstamp_cap, nkeys);
@@ -516,14 +541,22 @@ static void backprop(engine_t *e, uint32_t push_region)
                 }
             }
         uint32_t n = e->path[i];
-        p->nodes[n].visits++;
         float *w = pool_w(p, n);
-        for (uint32_t r = 0; r < e->k; r++) w[r] += (float)e->z[r];
+        if ((p->nodes[n].flags & NODE_SOLVED) && p->nodes[n].visits) { /* exact: keep the mean */
+            for (uint32_t r = 0; r < e->k; r++) w[r] += w[r] / (float)p->nodes[n].visits;
+        } else {
+            for (uint32_t r = 0; r < e->k; r++) w[r] += (float)e->z[r];
+        }
+        p->nodes[n].visits++;
         if (grave && p->nodes[n].visits >= e->v->amaf_from) /* lazy tables: see variant_t.amaf_from */
-            for (size_t j = 0; j < nk; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys.role[e->klist[j]]]);
+            for (size_t j = 0; j < nk; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys->role[e->klist[j]]]);
         if (i < e->tree_steps && step_end(e, i) - e->step_start[i] >= 2) /* simultaneous node */
             for (size_t j = e->step_start[i]; j < step_end(e, i); j++)
-                marg_add(p, n, e->skeys[j], (float)e->z[e->keys.role[e->skeys[j]]]);
+                marg_add(p, n, e->skeys[j], (float)e->z[e->keys->role[e->skeys[j]]]);
+        if (e->mu) { /* in flight no more; back in the LRU when no other worker is below */
+            p->nodes[n].flags = (uint8_t)(p->nodes[n].flags - NODE_FLIGHT_ONE);
+            if (p->nodes[n].flags & NODE_FLIGHT_MASK) continue;
+        }
         if (p->nodes[n].region >= push_region) pool_lru_push_back(p, n); /* deepest first, root last */
     }
     if (e->spec->mast) { /* every decision step, every occurrence (spec §9) */
@@ -531,7 +564,7 @@ static void backprop(engine_t *e, uint32_t push_region)
         for (size_t j = 0; j < e->n_skeys; j++) {
             uint32_t key = e->skeys[j];
             e->mast.n[key] += 1;
-            e->mast.w[key] += e->z[e->keys.role[key]];
+            e->mast.w[key] += e->z[e->keys->role[key]];
         }
     }
     e->st.playouts++;
@@ -541,7 +574,7 @@ static void backprop(engine_t *e, uint32_t push_region)
 static void check_region(engine_t *e, uint32_t reg, const uint32_t *path, size_t n)
 {
     if (!e->spec->check) return;
-    const char *msg = pool_check(&e->pool, reg, path, n);
+    const char *msg = pool_check(e->pool, reg, path, n);
     if (msg) {
         e->st.check_fail++;
         if (!e->st.check_msg) e->st.check_msg = msg;
@@ -554,7 +587,7 @@ static inline bool should_stop(deadline_t dl, const atomic_bool *stop)
     return (stop && atomic_load_explicit(stop, memory_order_relaxed)) || (dl.at_ns && deadline_passed(dl));
 }
 
-static inline bool over_ref(const engine_t *e, uint32_t n) { return e->pool.nodes[n].visits > e->spec->ref; }
+static inline bool over_ref(const engine_t *e, uint32_t n) { return e->pool->nodes[n].visits > e->spec->ref; }
 
 static void trace_clear(engine_t *e)
 {
@@ -563,12 +596,21 @@ static void trace_clear(engine_t *e)
 
 /* ---- single level (spec §4.4, §6) ---------------------------------------- */
 
+/* A node joins the simulation's path: out of the LRU (spec §6.2), and in
+ * flight for the other workers of a shared tree. */
+static void enter(engine_t *e, uint32_t n)
+{
+    pool_lru_remove(e->pool, n);
+    if (e->mu) e->pool->nodes[n].flags = (uint8_t)(e->pool->nodes[n].flags + NODE_FLIGHT_ONE);
+    path_push(e, n);
+}
+
 /* The descent shared by single-level iterations and second-level ones: from
  * x (on the path, out of the LRU) down the tree, expanding exactly one node
  * in region reg, then the evaluation into e->z (spec §4.4, §7.4). */
 static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
 {
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     for (;;) {
         if (e->solver && is_solved(p, x)) { /* exact: no playout below it */
             for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, x, r);
@@ -580,7 +622,7 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
             return;
         }
         if (p->nodes[x].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth)) {
-            playout(e); /* a root on its first iteration is evaluated in place */
+            e->need_playout = true; /* a root on its first iteration is evaluated in place */
             return;
         }
         if (over_ref(e, x)) rho = x;
@@ -594,20 +636,27 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
             c = pool_alloc(p, reg);
             if (c != NIL) { /* NIL: every node is on the path; evaluate unexpanded */
                 pool_link(p, x, c, edge);
-                path_push(e, c);
+                enter(e, c);
             }
             if (game_is_terminal(e->ctx)) {
                 rewards_terminal(e);
                 if (e->solver && c != NIL) mark_solved(e, c, e->z);
             } else {
-                playout(e);
+                e->need_playout = true;
             }
             return;
         }
-        pool_lru_remove(p, c);
-        path_push(e, c);
+        enter(e, c);
         x = c;
     }
+}
+
+/* descend, then the playout it asks for (one worker: no lock to drop). */
+static void descend_eval(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
+{
+    e->need_playout = false;
+    descend(e, x, rho, reg);
+    if (e->need_playout) playout(e);
 }
 
 /* ---- the best line of a single-player game (match rows) ------------------ */
@@ -630,7 +679,7 @@ static void line_record(engine_t *e)
                 e->line_hash = xreallocarray(e->line_hash, e->line_cap, sizeof *e->line_hash);
                 e->line_move = xreallocarray(e->line_move, e->line_cap, sizeof *e->line_move);
             }
-            e->joint[0] = e->keys.move[e->skeys[j++]];
+            e->joint[0] = e->keys->move[e->skeys[j++]];
             e->line_hash[e->line_len] = game_state_hash(e->g, game_ctx_state(e->ctx));
             e->line_move[e->line_len++] = e->joint[0];
         }
@@ -657,15 +706,42 @@ static void iterate_single(engine_t *e)
     game_ctx_set_state(e->ctx, e->root_state);
     trace_clear(e);
     e->reached_terminal = false;
-    path_push(e, e->root);
-    pool_lru_remove(&e->pool, e->root);
-    descend(e, e->root, e->root, 0);
+    enter(e, e->root);
+    descend_eval(e, e->root, e->root, 0);
     double z0 = e->z[0]; /* backprop's solver may overwrite z */
     check_region(e, 0, e->path, e->path_len);
     backprop(e, 0);
     check_region(e, 0, NULL, 0);
-    pool_note_peak(&e->pool);
+    pool_note_peak(e->pool);
     if (is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
+}
+
+/* One iteration of a tree-parallel worker: the descent and the backup hold
+ * the tree's lock, the playout (most of the time) does not. The
+ * single-player line stays worker 0's (it is replayed from the root). */
+static bool iterate_shared(engine_t *e)
+{
+    game_ctx_set_state(e->ctx, e->root_state);
+    trace_clear(e);
+    e->reached_terminal = false;
+    e->need_playout = false;
+    pthread_mutex_lock(e->mu);
+    if (e->solver && is_solved(e->pool, e->root)) {
+        pthread_mutex_unlock(e->mu);
+        return false;
+    }
+    enter(e, e->root);
+    descend(e, e->root, e->root, 0);
+    pthread_mutex_unlock(e->mu);
+    if (e->need_playout) playout(e);
+    double z0 = e->z[0];
+    pthread_mutex_lock(e->mu);
+    backprop(e, 0);
+    pool_note_peak(e->pool);
+    engine_t *o = e->own;
+    if (e == o && is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
+    pthread_mutex_unlock(e->mu);
+    return true;
 }
 
 /* ---- two levels (spec §7, §8) ------------------------------------------- */
@@ -675,7 +751,7 @@ static void iterate_single(engine_t *e)
  * the deadline or stop flag ended it. */
 static bool second_level(engine_t *e, uint32_t L, deadline_t dl, const atomic_bool *stop)
 {
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     size_t top_len = e->path_len, top_steps = e->n_steps, top_keys = e->n_skeys, top_tree = e->tree_steps;
     game_state_copy(e->g, e->sec_state, game_ctx_state(e->ctx));
     bool terminal = game_is_terminal(e->ctx), stopped = false;
@@ -704,7 +780,7 @@ static bool second_level(engine_t *e, uint32_t L, deadline_t dl, const atomic_bo
                         break;
                     }
             }
-            descend(e, L, rho, 1);
+            descend_eval(e, L, rho, 1);
         }
         check_region(e, 1, e->path + top_len, e->path_len - top_len);
         backprop(e, 1); /* top path too (per-iteration backprop, spec §7.4); LRU only for S */
@@ -720,7 +796,7 @@ static bool second_level(engine_t *e, uint32_t L, deadline_t dl, const atomic_bo
 
 static bool iterate_two_level(engine_t *e, deadline_t dl, const atomic_bool *stop)
 {
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     game_ctx_set_state(e->ctx, e->root_state);
     trace_clear(e);
     uint32_t x = e->root, rho = e->root, L;
@@ -771,8 +847,8 @@ static bool child_state(engine_t *e, const game_state_t *xs, uint32_t edge, game
     if (nd == 1) {
         e->joint[e->dec[0]] = edge;
     } else if (nd >= 2) {
-        if (edge >= e->joints.n) return false;
-        memcpy(e->joint, e->joints.moves + (size_t)edge * e->k, (size_t)e->k * sizeof *e->joint);
+        if (edge >= e->joints->n) return false;
+        memcpy(e->joint, e->joints->moves + (size_t)edge * e->k, (size_t)e->k * sizeof *e->joint);
     }
     game_next(e->ctx, e->joint, out);
     return true;
@@ -786,7 +862,7 @@ static bool child_state(engine_t *e, const game_state_t *xs, uint32_t edge, game
 static uint32_t find_state(engine_t *e, uint32_t x, const game_state_t *xs, const game_state_t *st, int depth,
                            uint32_t *budget)
 {
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     for (uint32_t c = p->nodes[x].first_child; c != NIL && *budget; c = p->nodes[c].next_sibling) {
         (*budget)--;
         if (child_state(e, xs, p->nodes[c].edge, e->tmp_state[depth]) && game_state_equal(e->g, e->tmp_state[depth], st))
@@ -812,24 +888,52 @@ static bool reroot(engine_t *e, const game_state_t *st)
     uint32_t budget = REUSE_MAX_STATES;
     uint32_t n = find_state(e, e->root, e->root_state, st, 0, &budget);
     if (n == NIL) return false;
-    pool_unlink(&e->pool, n);
-    pool_free_subtree(&e->pool, e->root);
+    pool_unlink(e->pool, n);
+    pool_free_subtree(e->pool, e->root);
     e->root = n;
     game_state_copy(e->g, e->root_state, st);
     return true;
 }
 
-void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
+void engine_search_begin(engine_t *e, const game_state_t *st)
 {
     memset(&e->st, 0, sizeof e->st);
     bool kept = e->v->match && e->spec->reuse && reroot(e, st);
     if (!kept) {
         game_state_copy(e->g, e->root_state, st);
-        pool_reset(&e->pool);
-        e->root = pool_alloc(&e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
+        pool_reset(e->pool);
+        e->root = pool_alloc(e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
     }
-    e->st.reused = kept ? e->pool.nodes[e->root].visits : 0;
+    e->st.reused = kept ? e->pool->nodes[e->root].visits : 0;
     if (is_line_row(e) && line_move_at(e, e->root_state) == UINT32_MAX) e->line_value = -1; /* left the line */
+}
+
+void engine_worker_sync(engine_t *w, const engine_t *owner)
+{
+    memset(&w->st, 0, sizeof w->st);
+    game_state_copy(w->g, w->root_state, owner->root_state);
+    w->root = owner->root;
+}
+
+void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _Atomic uint64_t *tickets)
+{
+    for (uint64_t i = 0;; i++) {
+        if (i > 0 && should_stop(dl, stop)) break;
+        if (tickets) { /* the shared playout budget */
+            uint64_t t = atomic_load(tickets);
+            do {
+                if (t == 0) break;
+            } while (!atomic_compare_exchange_weak(tickets, &t, t - 1));
+            if (t == 0) break;
+        }
+        if (!iterate_shared(e)) break;
+    }
+    e->st.root_solved = e->solver && is_solved(e->pool, e->root);
+}
+
+void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
+{
+    engine_search_begin(e, st);
     if (e->v->tree == TREE_TWO) {
         for (uint64_t i = 0; i < e->b.p_top; i++) {
             if (i > 0 && should_stop(dl, stop)) break;
@@ -837,12 +941,12 @@ void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const ato
         }
     } else {
         for (uint64_t i = 0; i < e->b.p; i++) {
-            if (e->solver && is_solved(&e->pool, e->root)) break; /* nothing left to learn */
+            if (e->solver && is_solved(e->pool, e->root)) break; /* nothing left to learn */
             if (i > 0 && should_stop(dl, stop)) break;
             iterate_single(e);
         }
     }
-    e->st.root_solved = e->solver && is_solved(&e->pool, e->root);
+    e->st.root_solved = e->solver && is_solved(e->pool, e->root);
 }
 
 /* ---- the final move (spec §4.7) ------------------------------------------ */
@@ -872,8 +976,8 @@ move_id_t engine_final(engine_t *e, double *value)
     uint32_t n = e->n_legal[r];
     *value = 0;
     if (n == 1) { /* forced: report the root's value (searched by match rows) */
-        if (e->root != NIL && e->pool.nodes[e->root].visits)
-            *value = pool_w(&e->pool, e->root)[r] / e->pool.nodes[e->root].visits;
+        if (e->root != NIL && e->pool->nodes[e->root].visits)
+            *value = pool_w(e->pool, e->root)[r] / e->pool->nodes[e->root].visits;
         return m[0];
     }
     if (is_line_row(e)) { /* the best line found: its value is guaranteed */
@@ -894,20 +998,20 @@ move_id_t engine_final(engine_t *e, double *value)
         double bv = -1;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t c = slot_get(e, m[i]);
-            if (c == NIL || !is_solved(&e->pool, c)) {
+            if (c == NIL || !is_solved(e->pool, c)) {
                 unproven++;
                 continue;
             }
-            double sv = solved_value(&e->pool, c, r);
+            double sv = solved_value(e->pool, c, r);
             if (sv > SOLVED_EPS) skip_lost = true;
-            if (sv > bv || (sv == bv && e->pool.nodes[c].visits > e->pool.nodes[best].visits)) {
+            if (sv > bv || (sv == bv && e->pool->nodes[c].visits > e->pool->nodes[best].visits)) {
                 bv = sv;
                 best = c;
             }
         }
         if (best != NIL && (bv >= 1 - SOLVED_EPS || unproven == 0)) {
             *value = bv;
-            return e->pool.nodes[best].edge;
+            return e->pool->nodes[best].edge;
         }
         if (unproven) skip_lost = true;
     }
@@ -918,15 +1022,15 @@ move_id_t engine_final(engine_t *e, double *value)
         float w = 0;
         if (skip_lost) {
             uint32_t c = slot_get(e, m[i]);
-            if (c != NIL && is_solved(&e->pool, c) && solved_value(&e->pool, c, r) <= SOLVED_EPS) continue;
+            if (c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, r) <= SOLVED_EPS) continue;
         }
         if (simul) {
-            marg_get(&e->pool, e->root, keys_get(&e->keys, r, m[i]), &v, &w);
+            marg_get(e->pool, e->root, keys_get(e->keys, r, m[i]), &v, &w);
         } else {
             uint32_t c = slot_get(e, m[i]);
             if (c != NIL) {
-                v = e->pool.nodes[c].visits;
-                w = pool_w(&e->pool, c)[r];
+                v = e->pool->nodes[c].visits;
+                w = pool_w(e->pool, c)[r];
             }
         }
         if (v) pick_offer(&pk, &e->rng, m[i], v, w / v);
@@ -941,12 +1045,12 @@ move_id_t engine_final(engine_t *e, double *value)
         for (uint32_t i = 0; i < n; i++) {
             if (skip_lost) {
                 uint32_t c = slot_get(e, m[i]);
-                if (c != NIL && is_solved(&e->pool, c) && solved_value(&e->pool, c, r) <= SOLVED_EPS) continue;
+                if (c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, r) <= SOLVED_EPS) continue;
             }
-            uint32_t key = keys_get(&e->keys, r, m[i]), cnt = 0;
+            uint32_t key = keys_get(e->keys, r, m[i]), cnt = 0;
             float w = 0;
-            if (pass == 0 && e->pool.amaf_on) {
-                amaf_get(&e->pool, e->root, key, &cnt, &w);
+            if (pass == 0 && e->pool->amaf_on) {
+                amaf_get(e->pool, e->root, key, &cnt, &w);
                 if (cnt) pick_offer(&pk, &e->rng, m[i], 1, w / cnt);
             } else if (pass == 1 && key < e->mast.cap && e->mast.n[key] > 0) {
                 pick_offer(&pk, &e->rng, m[i], 1, e->mast.w[key] / e->mast.n[key]);
@@ -959,11 +1063,11 @@ move_id_t engine_final(engine_t *e, double *value)
     }
     for (uint32_t tries = 0; skip_lost && tries < 4 * n; tries++) { /* a random move not proven lost */
         uint32_t i = rng_below(&e->rng, n), c = slot_get(e, m[i]);
-        if (c == NIL || !is_solved(&e->pool, c) || solved_value(&e->pool, c, r) > SOLVED_EPS) return m[i];
+        if (c == NIL || !is_solved(e->pool, c) || solved_value(e->pool, c, r) > SOLVED_EPS) return m[i];
     }
     for (uint32_t i = 0; skip_lost && i < n; i++) {
         uint32_t c = slot_get(e, m[i]);
-        if (c == NIL || !is_solved(&e->pool, c) || solved_value(&e->pool, c, r) > SOLVED_EPS) return m[i];
+        if (c == NIL || !is_solved(e->pool, c) || solved_value(e->pool, c, r) > SOLVED_EPS) return m[i];
     }
     return m[rng_below(&e->rng, n)];
 }

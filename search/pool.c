@@ -461,9 +461,11 @@ uint32_t pool_alloc(pool_t *p, uint32_t reg)
         r->bump++;
     } else if (r->recycling && r->n_lru > 0) {
         i = r->lru_head;
+        /* spec §6.3: the front is a leaf. With tree-parallel workers a node
+         * whose only children are in flight can be the front: no room then. */
+        if (p->nodes[i].first_child != NIL) return NIL;
         lru_unlink(p, r, i);
         node_t *v = &p->nodes[i];
-        assert(v->first_child == NIL); /* spec §6.3: the front is a leaf */
         pool_unlink(p, i);
         tables_release(p, v);
         r->recycled++;

@@ -34,6 +34,9 @@ bool search_spec_is_timed(const search_spec_t *s);
  * ponder=on with its tree reused): the server calls searcher_choose again
  * with a stop flag after replying, and the next request stops it. */
 bool search_spec_ponders(const search_spec_t *s);
+/* A match player's workers (its shared tree), unless threads= was given
+ * (`ggp serve` gives it every online core); false if not applied. */
+bool search_spec_set_threads(search_spec_t *s, uint32_t n);
 /* Set a match player's memory bound (MB) unless memory= was given; false if
  * the spec has no such key or it was given. */
 bool search_spec_set_memory(search_spec_t *s, uint64_t mb);

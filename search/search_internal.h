@@ -18,6 +18,7 @@
 #ifndef GGP_SEARCH_SEARCH_INTERNAL_H
 #define GGP_SEARCH_SEARCH_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,11 @@ void spec_budget(const search_spec_t *s, budget_t *b);
 /* NODE_SOLVED (compete's MCTS solver): the node's value is exact; its W(n)
  * is kept at value x V(n), so the mean W/V is the exact value. */
 enum { NODE_IN_LRU = 1, NODE_USED = 2, NODE_SOLVED = 8 };
+/* Tree-parallel workers (compete threads=T): how many simulations are in
+ * flight through a node, in the flags' high nibble (at most 15 workers). A
+ * node in flight stays out of the LRU, and selection counts each flight as
+ * a lost visit (virtual loss). */
+enum { NODE_FLIGHT_ONE = 16, NODE_FLIGHT_MASK = 0xF0, NODE_MAX_FLIGHTS = 15 };
 
 typedef struct node {
     uint32_t parent;       /* NIL for a root */
@@ -285,10 +291,19 @@ typedef struct engine {
     budget_t b;
     uint32_t k, role;
     rng_t rng;
-    pool_t pool;
+    /* The tree and its key tables: this engine's own, or (tree-parallel
+     * workers of a match row, issue 12) worker 0's, shared under *mu. */
+    pool_t *pool;
+    keys_t *keys;
+    joints_t *joints;
+    pool_t pool_own;
+    keys_t keys_own;
+    joints_t joints_own;
     bool pool_ready;
-    keys_t keys;
-    joints_t joints;
+    pthread_mutex_t mu_own;
+    pthread_mutex_t *mu;   /* NULL: one worker, no locking */
+    struct engine *own;    /* worker 0 (itself when alone): the single-player line */
+    bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;
     game_state_t *root_state, *sec_state;
     game_state_t *tmp_state[2]; /* tree reuse: states of candidate new roots */
@@ -346,6 +361,15 @@ uint64_t engine_default_memory_mb(void);
 /* One search from st; fills the root statistics. Returns when the budget,
  * deadline or stop flag ends it. */
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);
+/* Tree-parallel search (match rows): worker w shares owner's tree; begin
+ * on the owner (tree reuse), sync each other worker, then run the loop on
+ * every worker at once; tickets (may be NULL when timed) counts down the
+ * playout budget shared by all. */
+/* False (nothing shared) when the moves are not all known up front. */
+bool engine_share(engine_t *w, engine_t *owner);
+void engine_search_begin(engine_t *e, const game_state_t *st);
+void engine_worker_sync(engine_t *w, const engine_t *owner);
+void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _Atomic uint64_t *tickets);
 /* The move to play after engine_search (spec §4.7); *value gets its mean. */
 move_id_t engine_final(engine_t *e, double *value);
 /* The playout policy's move for role at the engine context's current state

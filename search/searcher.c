@@ -20,6 +20,7 @@ struct searcher {
     uint64_t seed;
     uint32_t n_workers;
     engine_t *w;
+    bool shared; /* match row: the workers share worker 0's tree */
 };
 
 static uint64_t worker_seed(uint64_t seed, uint32_t i) { return i == 0 ? seed : rng_derive(seed, i); }
@@ -34,6 +35,15 @@ searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *sp
     s->n_workers = spec->threads ? spec->threads : 1;
     s->w = xcalloc(s->n_workers, sizeof *s->w);
     for (uint32_t i = 0; i < s->n_workers; i++) engine_init(&s->w[i], g, role, &s->spec, worker_seed(s->seed, i));
+    if (s->n_workers > 1 && spec->v->match) { /* tree parallelism, or one worker if it cannot share */
+        s->shared = true;
+        for (uint32_t i = 1; i < s->n_workers && s->shared; i++) s->shared = engine_share(&s->w[i], &s->w[0]);
+        if (!s->shared) {
+            for (uint32_t i = 1; i < s->n_workers; i++) engine_free(&s->w[i]);
+            s->n_workers = 1;
+            s->w[0].mu = NULL;
+        }
+    }
     return s;
 }
 
@@ -72,6 +82,46 @@ static void *job_run(void *arg)
     return NULL;
 }
 
+typedef struct shared_job {
+    engine_t *e;
+    deadline_t dl;
+    const atomic_bool *stop;
+    _Atomic uint64_t *tickets;
+} shared_job_t;
+
+static void *shared_run(void *arg)
+{
+    shared_job_t *j = arg;
+    engine_search_loop(j->e, j->dl, j->stop, j->tickets);
+    return NULL;
+}
+
+/* Tree parallelism (issue 12): worker 0 re-roots the match tree, then every
+ * worker runs iterations on it at once (iterate_shared: lock for the tree,
+ * none for the playout); the playout budget is one counter for all. */
+static void search_shared(searcher_t *s, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
+{
+    engine_t *e0 = &s->w[0];
+    engine_search_begin(e0, st);
+    budget_t full;
+    spec_budget(&s->spec, &full);
+    _Atomic uint64_t tickets = full.timed ? UINT64_MAX : full.p;
+    pthread_t *tid = xcalloc(s->n_workers, sizeof *tid);
+    shared_job_t *jobs = xcalloc(s->n_workers, sizeof *jobs);
+    for (uint32_t i = 0; i < s->n_workers; i++) {
+        mast_decay(&s->w[i].mast, s->spec.decay);
+        if (i > 0) engine_worker_sync(&s->w[i], e0);
+        jobs[i] = (shared_job_t){&s->w[i], dl, stop, &tickets};
+    }
+    for (uint32_t i = 1; i < s->n_workers; i++)
+        if (pthread_create(&tid[i], NULL, shared_run, &jobs[i]) != 0) tid[i] = 0; /* fewer workers */
+    shared_run(&jobs[0]);
+    for (uint32_t i = 1; i < s->n_workers; i++)
+        if (tid[i]) pthread_join(tid[i], NULL);
+    free(tid);
+    free(jobs);
+}
+
 /* Root-parallel final move: the most visited move over all workers. */
 static move_id_t merge_final(searcher_t *s, double *value)
 {
@@ -85,10 +135,10 @@ static move_id_t merge_final(searcher_t *s, double *value)
         double v = 0, w = 0;
         for (uint32_t j = 0; j < s->n_workers; j++) {
             engine_t *e = &s->w[j];
-            for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
-                if (e->pool.nodes[c].edge == m[i]) {
-                    v += e->pool.nodes[c].visits;
-                    w += pool_w(&e->pool, c)[s->role];
+            for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+                if (e->pool->nodes[c].edge == m[i]) {
+                    v += e->pool->nodes[c].visits;
+                    w += pool_w(e->pool, c)[s->role];
                 }
         }
         if (v > 0) pick_offer(&pk, &e0->rng, m[i], v, w / v);
@@ -119,7 +169,10 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             deadline_t own = deadline_at_ns(clock_now_ns() + (uint64_t)(s->spec.seconds * 1e9));
             if (!deadline.at_ns || own.at_ns < deadline.at_ns) deadline = own;
         }
-        if (s->n_workers == 1) {
+        if (s->shared) {
+            search_shared(s, st, deadline, stop);
+            move = engine_final(e0, &r.value);
+        } else if (s->n_workers == 1) {
             mast_decay(&e0->mast, s->spec.decay);
             engine_search(e0, st, deadline, stop);
             move = engine_final(e0, &r.value);
@@ -151,14 +204,16 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             r.capped += e->st.capped;
             r.reused += e->st.reused;
             r.solved = r.solved || e->st.root_solved;
-            r.nodes_peak += e->pool.resident_peak;
-            r.bytes_per_node = pool_node_bytes(&e->pool);
-            r.bytes_peak += e->pool.bytes_peak + (uint64_t)e->mast.cap * 2 * sizeof(double);
-            for (uint32_t j = 0; j < e->pool.n_regions; j++) r.recycled += e->pool.reg[j].recycled;
+            r.bytes_per_node = pool_node_bytes(e->pool);
+            r.bytes_peak += (uint64_t)e->mast.cap * 2 * sizeof(double);
+            if (s->shared && i > 0) continue; /* one tree */
+            r.nodes_peak += e->pool->resident_peak;
+            r.bytes_peak += e->pool->bytes_peak;
+            for (uint32_t j = 0; j < e->pool->n_regions; j++) r.recycled += e->pool->reg[j].recycled;
         }
         /* Sparse tables: report the mean table bytes per resident node at peak. */
-        if (e0->pool.amaf_on && !e0->pool.K && r.nodes_peak) {
-            uint64_t node_only = pool_node_bytes(&e0->pool) * r.nodes_peak, mast = 0;
+        if (e0->pool->amaf_on && !e0->pool->K && r.nodes_peak) {
+            uint64_t node_only = pool_node_bytes(e0->pool) * r.nodes_peak, mast = 0;
             for (uint32_t i = 0; i < s->n_workers; i++) mast += (uint64_t)s->w[i].mast.cap * 2 * sizeof(double);
             if (r.bytes_peak > node_only + mast) r.bytes_per_node += (r.bytes_peak - node_only - mast) / r.nodes_peak;
         }

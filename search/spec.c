@@ -105,7 +105,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_SECONDS] = {"seconds", KT_REAL, 0.001, 86400, "",
                    "time budget per move instead of playouts (anytime; checked between playouts)", ap_search},
     [K_SEED] = {"seed", KT_INT, 0, 18446744073709551615.0, "0", "random seed (same seed and budget, same move)", ap_all},
-    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "root-parallel workers sharing the playouts (uct, grave, mc only)",
+    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "workers: root-parallel for uct, grave, mc (playouts shared out); one shared tree for compete",
                    ap_search},
     [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_grave},
     [K_CHECK] = {"check", KT_ONOFF, 0, 1, "off", "verify the LRU invariants after every iteration (debugging)", ap_search},
@@ -285,9 +285,17 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
         if (!(s->set & (1u << K_PTOP))) s->ptop = v->recycle ? 2ull * nt : nt;
         if (!(s->set & (1u << K_PSEC))) s->psec = ns;
     }
-    if (s->threads > 1 && !(v->tree == TREE_SINGLE && !v->recycle)) {
+    if (s->threads > 1 && !(v->tree == TREE_SINGLE && (!v->recycle || v->match))) {
         fail(err, elen, "%s: threads must be 1 (root parallelism would split the node budget N; use uct, grave or mc)",
              v->name);
+        return false;
+    }
+    if (v->match && s->threads > NODE_MAX_FLIGHTS) {
+        fail(err, elen, "%s: threads must be at most %d (one shared tree)", v->name, NODE_MAX_FLIGHTS);
+        return false;
+    }
+    if (v->match && s->threads > 1 && s->check) {
+        fail(err, elen, "%s: check=on needs threads=1 (workers in flight break the LRU checks)", v->name);
         return false;
     }
     return true;
@@ -343,6 +351,14 @@ void search_spec_free(search_spec_t *s) { free(s); }
 bool search_spec_is_timed(const search_spec_t *s) { return s->seconds > 0; }
 
 bool search_spec_ponders(const search_spec_t *s) { return s->v->match && s->ponder && s->reuse; }
+
+bool search_spec_set_threads(search_spec_t *s, uint32_t n)
+{
+    if (!s->v->match || (s->set & (1u << K_THREADS)) || n < 1) return false;
+    s->threads = n > NODE_MAX_FLIGHTS ? NODE_MAX_FLIGHTS : n;
+    if (s->check) s->threads = 1;
+    return true;
+}
 
 bool search_spec_set_memory(search_spec_t *s, uint64_t mb)
 {

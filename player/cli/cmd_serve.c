@@ -1,11 +1,14 @@
 /* cmd_serve.c - `ggp serve`: play matches over HTTP as a GGP player
  * (player/proto/server.h, session.h; shared/docs/gdl-protocol.md §5). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "base/clock.h"
@@ -37,7 +40,9 @@ static const char serve_help[] =
     "                    it searches until the deadline, with playouts=N it\n"
     "                    stops at N playouts\n"
     "  --memory MB       bound of compete's tree (default half the RAM, at\n"
-    "                    most 4096; the spec's memory= key wins)\n"
+    "                    most 4096; the spec's memory= key wins). compete\n"
+    "                    searches one shared tree on every online core\n"
+    "                    unless its spec gives threads=\n"
     "  --margin-ms M     reply this many ms before the clock runs out, counted\n"
     "                    from the request's arrival (default 500)\n"
     "  --max-body BYTES  largest request accepted (default 8388608)\n"
@@ -150,6 +155,12 @@ int cmd_serve(int argc, char **argv)
         }
     }
     if (memory_mb) (void)search_spec_set_memory(spec, memory_mb); /* only match players have a bound */
+    { /* a match player searches on every core it may run on (taskset, cgroups
+       * cpusets) unless threads= says otherwise */
+        cpu_set_t set;
+        long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+        (void)search_spec_set_threads(spec, cores > 0 ? (uint32_t)cores : 1);
+    }
     FILE *log = stderr;
     if (log_path && !(log = fopen(log_path, "a"))) {
         fprintf(stderr, "ggp serve: cannot write %s: %s\n", log_path, strerror(errno));

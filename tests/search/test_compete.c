@@ -68,7 +68,7 @@ static searcher_t *new_searcher(tgame_t *t, uint32_t role, const char *text, uin
 
 static double node_value(const engine_t *e, uint32_t n, uint32_t r)
 {
-    return e->pool.nodes[n].visits ? pool_w(&e->pool, n)[r] / e->pool.nodes[n].visits : 0;
+    return e->pool->nodes[n].visits ? pool_w(e->pool, n)[r] / e->pool->nodes[n].visits : 0;
 }
 
 /* ---- solver ------------------------------------------------------------------ */
@@ -183,16 +183,16 @@ static void test_solver_exact_and_no_proven_loss(void **state)
             legal = game_legal(t.ctx, 1, &ms);
         }
         uint32_t children = 0;
-        for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling) {
+        for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
             children++;
-            bool solved = e->pool.nodes[c].flags & NODE_SOLVED;
+            bool solved = e->pool->nodes[c].flags & NODE_SOLVED;
             if (!solved) {
                 other = true;
                 continue;
             }
             proven++;
             game_ctx_set_state(t.ctx, t.st);
-            move_id_t joint[2] = {0, e->pool.nodes[c].edge};
+            move_id_t joint[2] = {0, e->pool->nodes[c].edge};
             const move_id_t *ms;
             game_legal(t.ctx, 0, &ms);
             joint[0] = ms[0];
@@ -204,7 +204,7 @@ static void test_solver_exact_and_no_proven_loss(void **state)
                 fail_msg("seed %llu: a proven child valued %.3f, minimax %.3f", (unsigned long long)seed,
                          node_value(e, c, 1), exact);
             if (exact <= 0) {
-                if (e->pool.nodes[c].edge == m) lost_chosen = true;
+                if (e->pool->nodes[c].edge == m) lost_chosen = true;
             } else {
                 other = true;
             }
@@ -236,13 +236,13 @@ static void test_solver_simultaneous(void **state)
         move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
         assert_int_equal(m, want);
         engine_t *e = searcher_engine(s, 0);
-        assert_null(pool_check(&e->pool, 0, NULL, 0));
+        assert_null(pool_check(e->pool, 0, NULL, 0));
         /* a solved simultaneous node has children that all agree */
-        for (uint32_t n = 0; n < e->pool.reg[0].bump; n++) {
-            const node_t *x = &e->pool.nodes[n];
+        for (uint32_t n = 0; n < e->pool->reg[0].bump; n++) {
+            const node_t *x = &e->pool->nodes[n];
             if (!(x->flags & NODE_USED) || !(x->flags & NODE_SOLVED) || x->first_child == NIL) continue;
-            for (uint32_t c = x->first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
-                assert_true(e->pool.nodes[c].flags & NODE_SOLVED);
+            for (uint32_t c = x->first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+                assert_true(e->pool->nodes[c].flags & NODE_SOLVED);
         }
         searcher_free(s);
         search_spec_free(sp);
@@ -270,18 +270,18 @@ static void test_tree_reuse(void **state)
         move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
         engine_t *e = searcher_engine(s, 0);
         assert_int_equal(rep.reused, 0);
-        assert_null(pool_check(&e->pool, 0, NULL, 0));
+        assert_null(pool_check(e->pool, 0, NULL, 0));
         /* red plays m; yellow answers with its most visited reply in our tree */
         uint32_t child = NIL;
-        for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
-            if (e->pool.nodes[c].edge == m) child = c;
+        for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+            if (e->pool->nodes[c].edge == m) child = c;
         assert_true(child != NIL);
         uint32_t grand = NIL;
-        for (uint32_t c = e->pool.nodes[child].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
-            if (grand == NIL || e->pool.nodes[c].visits > e->pool.nodes[grand].visits) grand = c;
+        for (uint32_t c = e->pool->nodes[child].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+            if (grand == NIL || e->pool->nodes[c].visits > e->pool->nodes[grand].visits) grand = c;
         assert_true(grand != NIL);
-        uint32_t kept = e->pool.nodes[grand].visits;
-        move_id_t reply = e->pool.nodes[grand].edge;
+        uint32_t kept = e->pool->nodes[grand].visits;
+        move_id_t reply = e->pool->nodes[grand].edge;
         game_ctx_set_state(t.ctx, t.st);
         const move_id_t *ms;
         game_legal(t.ctx, 1, &ms);
@@ -294,7 +294,7 @@ static void test_tree_reuse(void **state)
         searcher_choose(s, mid, deadline_none(), NULL, &rep_forced);
         if (reuse) {
             assert_int_equal(rep_forced.playouts, 20000);
-            assert_true(rep_forced.reused >= e->pool.nodes[child].visits - 20000);
+            assert_true(rep_forced.reused >= e->pool->nodes[child].visits - 20000);
         } else {
             assert_int_equal(rep_forced.playouts, 0);
         }
@@ -305,15 +305,15 @@ static void test_tree_reuse(void **state)
         game_state_t *now = game_state_new(t.g);
         game_state_copy(t.g, now, game_ctx_state(t.ctx));
         if (reuse) { /* the forced search grew the grandchild further */
-            for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
-                if (e->pool.nodes[c].edge == reply) kept = e->pool.nodes[c].visits;
+            for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+                if (e->pool->nodes[c].edge == reply) kept = e->pool->nodes[c].visits;
         }
         searcher_choose(s, now, deadline_none(), NULL, &rep);
         if (reuse) {
             assert_int_equal(rep.reused, kept);
             assert_true(kept > 100);
             /* the released nodes are reused: nothing leaks past the bound */
-            assert_null(pool_check(&e->pool, 0, NULL, 0));
+            assert_null(pool_check(e->pool, 0, NULL, 0));
         } else {
             assert_int_equal(rep.reused, 0);
         }
@@ -355,10 +355,10 @@ static void play_bounded_match(const char *path, const char *spec_text, uint64_t
             joint[r] = searcher_choose(s[r], now, deadline_none(), NULL, &rep);
             recycled += rep.recycled;
             engine_t *e = searcher_engine(s[r], 0);
-            size_t held = pool_held_bytes(&e->pool);
+            size_t held = pool_held_bytes(e->pool);
             if (held > mb * 1024 * 1024)
                 fail_msg("step %u: the tree holds %zu bytes, bound %llu MB", steps, held, (unsigned long long)mb);
-            const char *bad = pool_check(&e->pool, 0, NULL, 0);
+            const char *bad = pool_check(e->pool, 0, NULL, 0);
             if (bad) fail_msg("step %u: %s", steps, bad);
         }
         game_ctx_set_state(t.ctx, now);
@@ -428,6 +428,66 @@ static void test_single_player_best_line(void **state)
     }
 }
 
+/* ---- tree parallelism ------------------------------------------------------------- */
+
+/* threads=2 shares one tree: the playout budget is exact over both workers,
+ * the root's visits are those playouts (plus what reuse kept), no node is
+ * left in flight and the LRU invariants hold after every search, over a
+ * whole game with a small memory bound (recycling while both work). */
+static void shared_game(const char *path, const char *spec_text)
+{
+    tgame_t t;
+    if (!tg_load(&t, path)) {
+        skip();
+        return;
+    }
+    uint32_t k = game_num_roles(t.g);
+    searcher_t *s[8];
+    search_spec_t *sp[8];
+    for (uint32_t r = 0; r < k; r++) s[r] = new_searcher(&t, r, spec_text, 5 + r, &sp[r]);
+    game_state_t *now = game_state_new(t.g);
+    uint64_t recycled = 0;
+    for (uint32_t step = 0; step < 400 && !game_is_terminal(t.ctx); step++) {
+        game_state_copy(t.g, now, game_ctx_state(t.ctx));
+        move_id_t joint[8];
+        for (uint32_t r = 0; r < k; r++) {
+            search_report_t rep;
+            joint[r] = searcher_choose(s[r], now, deadline_none(), NULL, &rep);
+            engine_t *e = searcher_engine(s[r], 0);
+            assert_non_null(searcher_engine(s[r], 1)); /* two workers (the propnet knows every move) */
+            game_ctx_set_state(t.ctx, now);
+            const move_id_t *ms;
+            uint32_t n = game_legal(t.ctx, r, &ms);
+            bool legal = false;
+            for (uint32_t i = 0; i < n; i++) legal = legal || ms[i] == joint[r];
+            assert_true(legal);
+            if (!rep.solved) assert_int_equal(rep.playouts, 3000);
+            assert_int_equal(e->pool->nodes[e->root].visits, rep.reused + rep.playouts);
+            for (uint32_t x = 0; x < e->pool->reg[0].bump; x++)
+                assert_int_equal(e->pool->nodes[x].flags & NODE_FLIGHT_MASK, 0);
+            const char *bad = pool_check(e->pool, 0, NULL, 0);
+            if (bad) fail_msg("%s step %u: %s", path, step, bad);
+            recycled += rep.recycled;
+        }
+        game_ctx_play(t.ctx, joint);
+    }
+    printf("note: %s: %llu nodes recycled\n", path, (unsigned long long)recycled);
+    game_state_free(now);
+    for (uint32_t r = 0; r < k; r++) {
+        searcher_free(s[r]);
+        search_spec_free(sp[r]);
+    }
+    tg_free(&t);
+}
+
+static void test_tree_parallel(void **state)
+{
+    (void)state;
+    shared_game(st_shared_game("connectFour.kif"), "compete:playouts=3000,threads=2,memory=1");
+    shared_game(data_file("sim_bid.kif"), "compete:playouts=3000,threads=2");
+    shared_game(st_shared_game("tictactoe_3player.kif"), "compete:playouts=3000,threads=2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_tree_reuse),
         cmocka_unit_test(test_memory_bound_long_match),
         cmocka_unit_test(test_single_player_best_line),
+        cmocka_unit_test(test_tree_parallel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,7 +177,7 @@ static void check_game_all_variants(const char *path, uint32_t steps, uint32_t p
                     if (rep.playouts != expected_playouts(sp) && !(sp->v->match && rep.solved))
                         fail_msg("%s %s: %llu playouts, expected %llu", path, text, (unsigned long long)rep.playouts,
                                  (unsigned long long)expected_playouts(sp));
-                    uint64_t bound = sp->v->match ? searcher_engine(s1[r], 0)->pool.reg[0].cap : node_bound(sp);
+                    uint64_t bound = sp->v->match ? searcher_engine(s1[r], 0)->pool->reg[0].cap : node_bound(sp);
                     if (rep.nodes_peak > bound || rep.nodes_peak == 0)
                         fail_msg("%s %s: %llu resident nodes, bound %llu", path, text,
                                  (unsigned long long)rep.nodes_peak, (unsigned long long)bound);
@@ -260,8 +260,8 @@ static void root_visits(searcher_t *s, uint32_t *out, size_t n)
 {
     engine_t *e = searcher_engine(s, 0);
     memset(out, 0, n * sizeof *out);
-    for (uint32_t c = e->pool.nodes[e->root].first_child; c != NIL; c = e->pool.nodes[c].next_sibling)
-        if (e->pool.nodes[c].edge < n) out[e->pool.nodes[c].edge] = e->pool.nodes[c].visits;
+    for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+        if (e->pool->nodes[c].edge < n) out[e->pool->nodes[c].edge] = e->pool->nodes[c].visits;
 }
 
 static void identity_on(const char *path, uint64_t seeds, uint32_t p)
@@ -409,7 +409,7 @@ typedef struct walk {
 static void walk_node(walk_t *w, uint32_t n, const game_state_t *st)
 {
     engine_t *e = w->e;
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     w->nodes++;
     game_ctx_set_state(w->t->ctx, st);
     bool terminal = game_is_terminal(w->t->ctx);
@@ -419,7 +419,7 @@ static void walk_node(walk_t *w, uint32_t n, const game_state_t *st)
         fail_msg("V(n) = %u but P_sec + sum V(children) = %llu", p->nodes[n].visits, (unsigned long long)(w->p_sec + sum));
     /* every AMAF count is at most V(node) (first-occurrence rule) */
     if (p->amaf_on)
-        for (uint32_t key = 0; key < e->keys.n; key++) {
+        for (uint32_t key = 0; key < e->keys->n; key++) {
             uint32_t cnt;
             float aw;
             amaf_get(p, n, key, &cnt, &aw);
@@ -447,7 +447,7 @@ static void walk_node(walk_t *w, uint32_t n, const game_state_t *st)
         }
         assert_true(deciders <= 1); /* ticTacToe: turn-taking (0: the last cell is forced) */
         if (p->amaf_on && deciders == 1) {
-            uint32_t key = keys_get(&e->keys, (uint32_t)decider, edge);
+            uint32_t key = keys_get(e->keys, (uint32_t)decider, edge);
             for (uint32_t i = 0; i < w->depth; i++) {
                 uint32_t cnt;
                 float aw;
@@ -492,8 +492,8 @@ static void test_tree_statistics(void **state)
                     .recycled = sp->v->recycle};
         walk_node(&w, w.e->root, t.st);
         if (sp->v->recycle) assert_true(rep.recycled > 0);
-        assert_int_equal(w.e->pool.nodes[w.e->root].visits, rep.playouts);
-        assert_int_equal(w.nodes, pool_resident(&w.e->pool));
+        assert_int_equal(w.e->pool->nodes[w.e->root].visits, rep.playouts);
+        assert_int_equal(w.nodes, pool_resident(w.e->pool));
         searcher_free(s);
         search_spec_free(sp);
     }
@@ -536,16 +536,16 @@ static void test_first_play_urgency(void **state)
         for (int i = 0; i < 9; i++) {
             uint32_t cnt;
             float w;
-            amaf_get(&ea->pool, ea->root, keys_get(&ea->keys, 0, moves[i]), &cnt, &w);
+            amaf_get(ea->pool, ea->root, keys_get(ea->keys, 0, moves[i]), &cnt, &w);
             seen[i] = cnt > 0;
             if (!seen[i] && first_unseen < 0) first_unseen = i;
         }
         assert_true(first_unseen >= 0); /* x marks at most 5 of the 9 cells */
-        uint32_t c = eb->pool.nodes[eb->root].first_child;
+        uint32_t c = eb->pool->nodes[eb->root].first_child;
         assert_true(c != NIL);
-        assert_true(eb->pool.nodes[c].next_sibling == NIL);
+        assert_true(eb->pool->nodes[c].next_sibling == NIL);
         for (int i = 0; i < 9; i++)
-            if (moves[i] == eb->pool.nodes[c].edge) picked = i;
+            if (moves[i] == eb->pool->nodes[c].edge) picked = i;
         assert_true(picked >= 0);
         if (seen[picked]) fail_msg("seed %llu: iteration 2 expanded a move with AMAF evidence", (unsigned long long)seed);
         not_first += picked != first_unseen;
@@ -603,7 +603,7 @@ static uint64_t fnv(uint64_t h, uint64_t x) { return (h ^ x) * 0x100000001b3ULL;
 static void ablation_hook(engine_t *e, bool before, void *arg)
 {
     ablation_t *ab = arg;
-    pool_t *p = &e->pool;
+    pool_t *p = e->pool;
     if (before && ++ab->calls == 2 && ab->scramble) {
         for (size_t i = 0; i + 1 < e->path_len; i++) {
             uint32_t h = p->nodes[e->path[i]].amaf;
@@ -733,7 +733,7 @@ static void test_mast_epsilon_greedy(void **state)
     /* every move seen, one clearly best */
     mast_reserve(&e->mast, 64);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t key = keys_get(&e->keys, 0, ms[i]);
+        uint32_t key = keys_get(e->keys, 0, ms[i]);
         mast_reserve(&e->mast, key + 1);
         e->mast.n[key] = 10;
         e->mast.w[key] = i == 4 ? 9 : 2;
