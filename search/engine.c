@@ -928,7 +928,9 @@ void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _At
         }
         if (!iterate_shared(e)) break;
     }
+    pthread_mutex_lock(e->mu); /* other workers may still be backing up */
     e->st.root_solved = e->solver && is_solved(e->pool, e->root);
+    pthread_mutex_unlock(e->mu);
 }
 
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)

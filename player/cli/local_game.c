@@ -170,8 +170,11 @@ static size_t numeric_range(const char **l, size_t n, char **buf)
     }
     *buf = xcalloc((size_t)hi, 3);
     for (long v = 1; v <= hi; v++) {
-        snprintf(*buf + (v - 1) * 3, 3, "%ld", v);
-        l[v - 1] = *buf + (v - 1) * 3;
+        char *d = *buf + (v - 1) * 3; /* v <= 64: two digits at most */
+        l[v - 1] = d;
+        if (v >= 10) *d++ = (char)('0' + v / 10);
+        *d++ = (char)('0' + v % 10);
+        *d = '\0';
     }
     return (size_t)hi;
 }
