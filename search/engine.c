@@ -109,7 +109,7 @@ bool engine_share(engine_t *w, engine_t *owner)
     for (uint32_t r = 0; r < owner->k; r++)
         for (uint32_t a = 0; a < game_num_moves(owner->g, r); a++) keys_get(owner->keys, r, a);
     if (!owner->mu) {
-        pthread_mutex_init(&owner->mu_own, NULL);
+        pthread_spin_init(&owner->mu_own, PTHREAD_PROCESS_PRIVATE);
         owner->mu = &owner->mu_own;
     }
     w->pool = owner->pool;
@@ -125,7 +125,7 @@ void engine_free(engine_t *e)
     if (e->pool_ready) pool_free(&e->pool_own);
     keys_free(&e->keys_own);
     joints_free(&e->joints_own);
-    if (e->mu == &e->mu_own) pthread_mutex_destroy(&e->mu_own);
+    if (e->mu == &e->mu_own) pthread_spin_destroy(&e->mu_own);
     mast_free(&e->mast);
     game_state_free(e->root_state);
     game_state_free(e->sec_state);
@@ -460,10 +460,19 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
 /* Choose the joint move at tree node x (the current state) into e->joint;
  * *child gets the existing child for it or NIL, *edge its edge id. Returns
  * false on a rules defect. */
+static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge);
+
 static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge)
 {
     int nd = gather_legal(e);
     if (nd < 0) return false;
+    select_among(e, nd, x, rho, child, edge);
+    return true;
+}
+
+/* select_joint once the legal moves are gathered (nd deciders). */
+static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge)
+{
     slot_build(e, x);
     e->st.selections++;
     if (rho == x) e->st.ref_self++;
@@ -497,7 +506,6 @@ static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child,
         *edge = joints_intern(e->joints, e->joint);
     }
     *child = slot_get(e, *edge);
-    return true;
 }
 
 /* Record the selected joint move as a tree step and play it. */
@@ -716,31 +724,85 @@ static void iterate_single(engine_t *e)
     if (is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
 }
 
-/* One iteration of a tree-parallel worker: the descent and the backup hold
- * the tree's lock, the playout (most of the time) does not. The
- * single-player line stays worker 0's (it is replayed from the root). */
+/* The descent of a tree-parallel worker: the reasoner's work (terminal
+ * test, legal moves, the move played) without the tree's lock, selection
+ * and expansion with it. Called with the root entered. */
+static void descend_shared(engine_t *e)
+{
+    pool_t *p = e->pool;
+    uint32_t x = e->root, rho = e->root;
+    for (;;) {
+        bool term = game_is_terminal(e->ctx);
+        int nd = term ? 0 : gather_legal(e);
+        pthread_spin_lock(e->mu);
+        if (e->solver && is_solved(p, x)) {
+            for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, x, r);
+            pthread_spin_unlock(e->mu);
+            return;
+        }
+        if (term) {
+            rewards_terminal(e);
+            if (e->solver) mark_solved(e, x, e->z);
+            pthread_spin_unlock(e->mu);
+            return;
+        }
+        if (p->nodes[x].visits == 0 || nd < 0) {
+            pthread_spin_unlock(e->mu);
+            if (nd < 0) rewards_cut(e);
+            else e->need_playout = true;
+            return;
+        }
+        if (over_ref(e, x)) rho = x;
+        uint32_t c, edge;
+        e->st.selections++;
+        select_among(e, nd, x, rho, &c, &edge);
+        bool expanded = c == NIL;
+        if (expanded) {
+            c = pool_alloc(p, 0);
+            if (c != NIL) pool_link(p, x, c, edge);
+        }
+        if (c != NIL) enter(e, c);
+        pthread_spin_unlock(e->mu);
+        play_tree_step(e);
+        if (expanded) {
+            if (game_is_terminal(e->ctx)) {
+                rewards_terminal(e);
+                if (e->solver && c != NIL) {
+                    pthread_spin_lock(e->mu);
+                    mark_solved(e, c, e->z);
+                    pthread_spin_unlock(e->mu);
+                }
+            } else {
+                e->need_playout = true;
+            }
+            return;
+        }
+        x = c;
+    }
+}
+
+/* One iteration of a tree-parallel worker: the tree under the lock, the
+ * reasoner (descent steps, playout) outside it. The single-player line
+ * stays worker 0's (it is replayed from the root). */
 static bool iterate_shared(engine_t *e)
 {
     game_ctx_set_state(e->ctx, e->root_state);
     trace_clear(e);
     e->reached_terminal = false;
     e->need_playout = false;
-    pthread_mutex_lock(e->mu);
-    if (e->solver && is_solved(e->pool, e->root)) {
-        pthread_mutex_unlock(e->mu);
-        return false;
-    }
-    enter(e, e->root);
-    descend(e, e->root, e->root, 0);
-    pthread_mutex_unlock(e->mu);
+    pthread_spin_lock(e->mu);
+    bool solved = e->solver && is_solved(e->pool, e->root);
+    if (!solved) enter(e, e->root);
+    pthread_spin_unlock(e->mu);
+    if (solved) return false;
+    descend_shared(e);
     if (e->need_playout) playout(e);
     double z0 = e->z[0];
-    pthread_mutex_lock(e->mu);
+    pthread_spin_lock(e->mu);
     backprop(e, 0);
     pool_note_peak(e->pool);
-    engine_t *o = e->own;
-    if (e == o && is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
-    pthread_mutex_unlock(e->mu);
+    pthread_spin_unlock(e->mu);
+    if (e == e->own && is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
     return true;
 }
 
@@ -928,9 +990,9 @@ void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _At
         }
         if (!iterate_shared(e)) break;
     }
-    pthread_mutex_lock(e->mu); /* other workers may still be backing up */
+    pthread_spin_lock(e->mu); /* other workers may still be backing up */
     e->st.root_solved = e->solver && is_solved(e->pool, e->root);
-    pthread_mutex_unlock(e->mu);
+    pthread_spin_unlock(e->mu);
 }
 
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)

@@ -300,8 +300,10 @@ typedef struct engine {
     keys_t keys_own;
     joints_t joints_own;
     bool pool_ready;
-    pthread_mutex_t mu_own;
-    pthread_mutex_t *mu;   /* NULL: one worker, no locking */
+    /* A spin lock: the critical sections are short (a selection, a backup)
+     * and there are no more workers than cores. */
+    pthread_spinlock_t mu_own;
+    pthread_spinlock_t *mu; /* NULL: one worker, no locking */
     struct engine *own;    /* worker 0 (itself when alone): the single-player line */
     bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;

@@ -14,8 +14,11 @@
 #include "base/xalloc.h"
 #include "search/search_internal.h"
 
-/* compete's exploration constant (tournaments in bench/results/compete.md). */
+/* compete's exploration constant and GRAVE bias (tournaments in
+ * bench/results/compete.md): with bias 1, beta = p / (p + v + p v) is about
+ * 1 / (1 + v), so AMAF guides a move's first visits only. */
 #define COMPETE_C 0.4
+#define COMPETE_BIAS 1.0
 
 /* name, summary, selection, tree, recycle, max_depth, final move, default N,
  * match player, AMAF tables from this many visits */
@@ -92,7 +95,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_PTOP] = {"ptop", KT_INT, 1, 1e9, "2*N_top", "P_top: top-level iterations (each one second-level search)",
                 ap_two_rec},
     [K_PSEC] = {"psec", KT_INT, 1, 1e9, "N_sec", "P_sec: playouts per second-level search", ap_two_rec},
-    [K_BIAS] = {"bias", KT_REAL, 0, 1000, "0.01", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
+    [K_BIAS] = {"bias", KT_REAL, 0, 1000, "0.01 (compete 1)", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
     [K_REF] = {"ref", KT_REAL, 0, 1e9, "25", "GRAVE reference threshold: a node with V > ref uses its own AMAF (inf = root)",
                ap_grave},
     [K_C] = {"c", KT_REAL, 0, 100, "(algo)",
@@ -128,7 +131,7 @@ static search_spec_t spec_defaults(const variant_t *v)
         .playouts = 10000,
         .nodes = v->def_nodes,
         .lambda = 0.5,
-        .bias = 0.01,
+        .bias = v->match ? COMPETE_BIAS : 0.01, /* spec §10; compete: see COMPETE_BIAS */
         .ref = 25,
         /* GRAVE: no exploration (spec §4.1); compete: some, see COMPETE_C */
         .c = v->sel == SEL_UCT ? 0.70710678118654752 : v->match ? COMPETE_C : 0,
