@@ -5,6 +5,9 @@
 
 #include "testutil.h"
 
+#include "player/cli/common.h"
+#include "reasoner/game.h"
+
 /* Path of a game of the shared corpus, or NULL (the test skips). Four
  * rotating buffers, so a few paths can be alive at once. */
 static inline const char *st_shared_game(const char *name)
@@ -15,6 +18,57 @@ static inline const char *st_shared_game(const char *name)
     if (!dir) return NULL;
     i = (i + 1) % 4;
     snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
+    return buf[i];
+}
+
+/* A compiled game with a context at its initial state. */
+typedef struct tgame {
+    loaded_t l;
+    game_t *g;
+    game_ctx_t *ctx;
+    game_state_t *st;
+} tgame_t;
+
+static inline bool tg_load_engine(tgame_t *t, const char *path, engine_kind_t engine)
+{
+    memset(t, 0, sizeof *t);
+    if (!path) return false; /* a corpus game when the corpus is absent */
+    tu_diag_t td;
+    tu_diag_open(&td);
+    if (!load_rules(path, &td.d, &t->l)) fail_msg("cannot read %s", path);
+    if (t->l.errors) fail_msg("%s: %s", path, tu_diag_text(&td));
+    game_options_t opt = {.engine = engine, .quiet = true};
+    t->g = game_compile(t->l.prog, &opt, &td.d);
+    if (!t->g) {
+        printf("note: %s does not compile with engine %d: %s\n", path, (int)engine, tu_diag_text(&td));
+        tu_diag_close(&td);
+        loaded_free(&t->l);
+        return false;
+    }
+    tu_diag_close(&td);
+    t->ctx = game_ctx_new(t->g);
+    t->st = game_state_new(t->g);
+    game_initial(t->ctx, t->st);
+    game_ctx_set_state(t->ctx, t->st);
+    return true;
+}
+
+static inline bool tg_load(tgame_t *t, const char *path) { return tg_load_engine(t, path, ENGINE_AUTO); }
+
+static inline void tg_free(tgame_t *t)
+{
+    game_state_free(t->st);
+    game_ctx_free(t->ctx);
+    game_free(t->g);
+    loaded_free(&t->l);
+}
+
+static inline const char *data_file(const char *name)
+{
+    static char buf[4][1024];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/tests/search/data/%s", GGP_SOURCE_DIR, name);
     return buf[i];
 }
 

@@ -13,49 +13,6 @@
 #include "search/search_internal.h"
 #include "st_util.h"
 
-typedef struct tgame {
-    loaded_t l;
-    game_t *g;
-    game_ctx_t *ctx;
-    game_state_t *st;
-} tgame_t;
-
-static bool tg_load(tgame_t *t, const char *path)
-{
-    memset(t, 0, sizeof *t);
-    if (!path) return false;
-    tu_diag_t td;
-    tu_diag_open(&td);
-    if (!load_rules(path, &td.d, &t->l)) fail_msg("cannot read %s", path);
-    if (t->l.errors) fail_msg("%s: %s", path, tu_diag_text(&td));
-    game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
-    t->g = game_compile(t->l.prog, &opt, &td.d);
-    if (!t->g) fail_msg("%s: %s", path, tu_diag_text(&td));
-    tu_diag_close(&td);
-    t->ctx = game_ctx_new(t->g);
-    t->st = game_state_new(t->g);
-    game_initial(t->ctx, t->st);
-    game_ctx_set_state(t->ctx, t->st);
-    return true;
-}
-
-static void tg_free(tgame_t *t)
-{
-    game_state_free(t->st);
-    game_ctx_free(t->ctx);
-    game_free(t->g);
-    loaded_free(&t->l);
-}
-
-static const char *data_file(const char *name)
-{
-    static char buf[4][1024];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(buf[i], sizeof buf[i], "%s/tests/search/data/%s", GGP_SOURCE_DIR, name);
-    return buf[i];
-}
-
 static searcher_t *new_searcher(tgame_t *t, uint32_t role, const char *text, uint64_t seed, search_spec_t **sp)
 {
     char err[512];
