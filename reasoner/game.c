@@ -99,7 +99,10 @@ const char *game_move_name(const game_t *g, uint32_t role, move_id_t m, bool can
 
 void game_state_reserve(game_state_t *s, uint32_t n)
 {
-    if (n > s->cap) {
+    /* n == 0 still allocates: an engine may pass data to memcpy/memcmp
+     * with a length of 0 (a propnet with no base proposition, found by
+     * tests/fuzz/fuzz_reasoner), and NULL is undefined there */
+    if (n > s->cap || !s->data) {
         s->cap = n < 8 ? 8 : n;
         s->data = xreallocarray(s->data, s->cap, sizeof *s->data);
     }

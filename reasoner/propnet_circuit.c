@@ -665,7 +665,9 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t i = 0; i < raw->n_inst; i++) {
         uint32_t a = b_new(&b, K_AND), lo = raw->inst_lit[i], nl = raw->inst_lit[i + 1] - lo;
         b.nd[a].in = pool + raw->n_inst + lo;
-        memcpy(b.nd[a].in, raw->lits + lo, nl * sizeof *raw->lits);
+        /* a body of no literals (a fact) may come with no literal array
+         * at all: raw->lits + lo would be arithmetic on NULL */
+        if (nl) memcpy(b.nd[a].in, raw->lits + lo, nl * sizeof *raw->lits);
         b.nd[a].n = nl;
         bnode_t *h = &b.nd[raw->inst_head[i]];
         h->in[h->n++] = a << 1;
@@ -1867,7 +1869,9 @@ void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
 {
     const pn_circuit_t *c = x->c;
     size_t wb = c->n_words * sizeof *bits;
-    if (keep && memcmp(bits, x->applied, wb)) {
+    /* wb == 0 (no base proposition) is the same state as before, and
+     * bits may then be NULL, which memcmp must not see */
+    if (keep && wb && memcmp(bits, x->applied, wb)) {
         for (uint32_t k = 0; k < PN_SNAPS; k++) {
             pn_snap_t *s = &x->snap[k];
             if (!s->ok || memcmp(s->applied, bits, wb)) continue;
