@@ -51,10 +51,12 @@ static inline uint32_t hash_tid(tid_t t)
     return h ^ (h >> 16);
 }
 
-/* Move id of a term for a role, creating it if new. */
-static move_id_t move_intern(rgame_t *g, uint32_t role, tid_t t)
+/* Move id of a term for a role, creating it if new (g->mlock held). The
+ * names are made on demand by rg_move_name: a `legal` over big domains
+ * gives millions of moves, of which a match names a few, and two strings
+ * per move made here cost seconds and gigabytes (issue 13). */
+static move_id_t move_intern_locked(rgame_t *g, uint32_t role, tid_t t)
 {
-    pthread_mutex_lock(&g->mlock);
     move_table_t *m = &g->moves[role];
     if (m->n * 2 >= m->n_slots) {
         uint32_t ns = m->n_slots ? m->n_slots * 2 : 64;
@@ -70,11 +72,7 @@ static move_id_t move_intern(rgame_t *g, uint32_t role, tid_t t)
     }
     uint32_t mask = m->n_slots - 1, j = hash_tid(t) & mask;
     for (; m->slots[j]; j = (j + 1) & mask) {
-        if (m->terms[m->slots[j] - 1] == t) {
-            move_id_t id = m->slots[j] - 1;
-            pthread_mutex_unlock(&g->mlock);
-            return id;
-        }
+        if (m->terms[m->slots[j] - 1] == t) return m->slots[j] - 1;
     }
     if (m->n == m->cap) {
         /* The name arrays are read without the lock by move_name(): grow
@@ -98,11 +96,8 @@ static move_id_t move_intern(rgame_t *g, uint32_t role, tid_t t)
     }
     move_id_t id = m->n;
     m->terms[id] = t;
-    m->canon[id] = ts_to_string(g->base.ts, g->base.prog->syms, t, true);
-    m->spell[id] = ts_to_string(g->base.ts, g->base.prog->syms, t, false);
     m->n++;
     m->slots[j] = id + 1;
-    pthread_mutex_unlock(&g->mlock);
     return id;
 }
 
@@ -141,7 +136,13 @@ static const char *rg_move_name(const game_t *gg, uint32_t role, move_id_t m, bo
 {
     rgame_t *g = (rgame_t *)gg;
     pthread_mutex_lock(&g->mlock);
-    const char *s = m < g->moves[role].n ? (canonical ? g->moves[role].canon[m] : g->moves[role].spell[m]) : "?";
+    move_table_t *t = &g->moves[role];
+    const char *s = "?";
+    if (m < t->n) {
+        char **slot = canonical ? &t->canon[m] : &t->spell[m];
+        if (!*slot) *slot = ts_to_string(g->base.ts, g->base.prog->syms, t->terms[m], canonical);
+        s = *slot;
+    }
     pthread_mutex_unlock(&g->mlock);
     return s;
 }
@@ -291,6 +292,13 @@ static int cmp_move(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static bool ids_sorted(const move_id_t *ids, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        if (ids[i - 1] > ids[i]) return false;
+    return true;
+}
+
 static uint32_t rg_legal(game_ctx_t *cc, uint32_t role, const move_id_t **moves)
 {
     rctx_t *c = (rctx_t *)cc;
@@ -299,16 +307,23 @@ static uint32_t rg_legal(game_ctx_t *cc, uint32_t role, const move_id_t **moves)
     if (!c->legal_done) {
         for (uint32_t r = 0; r < g->base.n_roles; r++) c->n_legal[r] = 0;
         const relstore_t *s = c->ev.store[g->rules->rel_legal];
+        /* one lock for the whole set, not one per move: millions of legal
+         * moves are possible (issue 13) */
+        pthread_mutex_lock(&g->mlock);
         for (uint32_t i = 0; i < s->n; i++) {
             const tid_t *tu = relstore_tuple(s, i);
             for (uint32_t r = 0; r < g->base.n_roles; r++) {
                 if (g->base.role_terms[r] != tu[0]) continue;
                 XVEC_RESERVE(&c->legal[r], &c->cap_legal[r], c->n_legal[r] + 1);
-                c->legal[r][c->n_legal[r]++] = move_intern(g, r, tu[1]);
+                c->legal[r][c->n_legal[r]++] = move_intern_locked(g, r, tu[1]);
             }
         }
+        pthread_mutex_unlock(&g->mlock);
+        /* The store keeps the order in which moves were first found, so
+         * the ids are usually sorted already: check before sorting. */
         for (uint32_t r = 0; r < g->base.n_roles; r++)
-            if (c->n_legal[r] > 1) qsort(c->legal[r], c->n_legal[r], sizeof(move_id_t), cmp_move);
+            if (!ids_sorted(c->legal[r], c->n_legal[r]))
+                qsort(c->legal[r], c->n_legal[r], sizeof(move_id_t), cmp_move);
         c->legal_done = true;
     }
     *moves = c->legal[role];
@@ -500,7 +515,9 @@ static uint64_t probe_work(rgame_t *g, uint64_t limit, deadline_t dl)
             const move_id_t *m;
             uint32_t n = rg_legal(cc, r, &m);
             (void)rg_goal(cc, r);
-            if (n == 0) {
+            /* past the limit already: do not name and sort what may be
+             * millions of moves only to give up afterwards */
+            if (n == 0 || (limit && c->ev.work > limit)) {
                 ok = false;
                 break;
             }
@@ -514,7 +531,7 @@ static uint64_t probe_work(rgame_t *g, uint64_t limit, deadline_t dl)
         }
         if (ok) rg_next(cc, joint, s);
     }
-    uint64_t work = c->deep || c->ev.aborted ? UINT64_MAX : c->ev.work;
+    uint64_t work = c->deep || c->ev.aborted || (limit && c->ev.work > limit) ? UINT64_MAX : c->ev.work;
     free(joint);
     game_state_free(s);
     rg_ctx_free(cc);
