@@ -110,7 +110,7 @@ static void test_play_errors(void **state)
     const char *f = game("ticTacToe.kif");
     if (!f) return;
     expect(2, "2 roles (xplayer, oplayer)", "play %s --player grave", f);
-    expect(2, "bad value for bias: '7'", "play %s --player grave:bias=7 --player uct", f);
+    expect(2, "bad value for bias: '7000'", "play %s --player grave:bias=7000 --player uct", f);
     expect(2, "inapplicable key 'nodes' for grave", "play %s --player grave:nodes=9 --player uct", f);
     expect(2, "cannot read", "play /nonexistent/x.kif --player grave --player uct");
     expect(2, "unknown option", "play %s --player grave --player uct --bogus", f);
@@ -384,7 +384,7 @@ static void test_tournament_errors(void **state)
     expect(2, "--plot needs --sweep", "tournament %s --a grave --b uct --games 2 --plot x.svg", f);
     expect(2, "unknown key 'zap'", "tournament %s --a grave --b uct:zap=1 --games 2", f);
     expect(2, "expected KEY=V1,V2", "tournament %s --a grave --b uct --games 2 --sweep bias", f);
-    expect(2, "bad value for bias", "tournament %s --a grave --b uct --games 2 --sweep bias=0.1,9", f);
+    expect(2, "bad value for bias", "tournament %s --a grave --b uct --games 2 --sweep bias=0.1,9000", f);
     expect(2, "at least 2", "tournament %s --a grave --b uct --games 2", game("buttons.kif"));
     expect(0, "--sweep", "tournament --help");
 }
