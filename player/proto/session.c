@@ -406,9 +406,12 @@ static void *loader_main(void *arg)
     pthread_cond_broadcast(&s->cv);
     bool orphan = ld->orphan;
     uint64_t arrival_ns = ld->arrival_ns;
+    /* m may be released (ABORT) as soon as the lock is dropped */
+    char *id = orphan ? xstrdup(m->id) : NULL;
     loader_unref(ld);
     pthread_mutex_unlock(&s->mu);
-    if (orphan) session_log(s, m->id, "load", 0, "", arrival_ns, note);
+    if (orphan) session_log(s, id, "load", 0, "", arrival_ns, note);
+    free(id);
     match_destroy(e, dead);
     return NULL;
 }
