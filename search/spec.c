@@ -99,7 +99,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_REF] = {"ref", KT_REAL, 0, 1e9, "25", "GRAVE reference threshold: a node with V > ref uses its own AMAF (inf = root)",
                ap_grave},
     [K_C] = {"c", KT_REAL, 0, 100, "(algo)",
-             "exploration constant: UCT 0.7071 (sqrt(2)/2 for rewards in [0,1]); GRAVE 0 (none, as in the paper)",
+             "exploration constant: UCT 0.7071 (sqrt(2)/2 for rewards in [0,1]); GRAVE 0 (none, as in the paper); compete 0.4",
              ap_tree},
     [K_EPS] = {"eps", KT_REAL, 0, 1, "0.4", "MAST epsilon: share of uniformly random playout moves", ap_search},
     [K_DECAY] = {"decay", KT_REAL, 0, 1, "0.2", "MAST statistics kept between the agent's searches (x decay)", ap_search},
