@@ -23,15 +23,8 @@ PLAYCLOCK=${PLAYCLOCK:-2}
 cores=$(nproc)
 ca=0; cb=$((cores > 1 ? 1 : 0))
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # $tmp, $pids, the exit trap
 
 start_player() { # name spec core -> port in $tmp/name.port
     taskset -c "$3" "$GGP" serve --port 0 --bind 127.0.0.1 --player "$2" --name "$1" \

@@ -30,14 +30,8 @@ MAX_MATCHES=${MAX_MATCHES:-100}
 [ -x "$GGP" ] || { echo "deadline.sh: no ggp binary at $GGP (build first)" >&2; exit 2; }
 [ -r "$GAME" ] || { echo "deadline.sh: no game at $GAME" >&2; exit 2; }
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # $tmp, $pids, the exit trap
 
 # The load: busy loops on BUSY cores.
 for ((i = 0; i < BUSY; i++)); do

@@ -43,15 +43,8 @@ if [ "$fds" != unlimited ] && ((HOSTILE > fds - 100)); then
     echo "soak.sh: ulimit -n is $fds: $HOSTILE hostile connections"
 fi
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh" # $tmp, $pids, the exit trap
 
 # Not in a $(...) subshell: the pid must reach the cleanup list.
 start_player() { # name -> sets PORT, PID

@@ -274,4 +274,27 @@ static inline void json_strings_free(char **s, int n)
     free(s);
 }
 
+/* A scratch folder for a test group (cmocka group setup and teardown), and
+ * paths in it. */
+static inline char *procs_tmpdir(void)
+{
+    static char dir[256];
+    return dir;
+}
+
+static inline int procs_make_tmpdir(void **state)
+{
+    (void)state;
+    memcpy(procs_tmpdir(), "/tmp/ggp_test_XXXXXX", sizeof "/tmp/ggp_test_XXXXXX");
+    return mkdtemp(procs_tmpdir()) ? 0 : -1;
+}
+
+static inline int procs_remove_tmpdir(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", procs_tmpdir());
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 #endif

@@ -12,23 +12,6 @@
 
 #include "procs.h"
 
-static char tmpdir[256];
-
-static int make_tmpdir(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ggp_test_huge_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 static void test_huge_move_sets_reply_on_time(void **state)
 {
     (void)state;
@@ -39,9 +22,9 @@ static void test_huge_move_sets_reply_on_time(void **state)
         return;
     }
     char log1[300], log2[300], rec[300];
-    snprintf(log1, sizeof log1, "%s/p1.log", tmpdir);
-    snprintf(log2, sizeof log2, "%s/p2.log", tmpdir);
-    snprintf(rec, sizeof rec, "%s/rec.json", tmpdir);
+    snprintf(log1, sizeof log1, "%s/p1.log", procs_tmpdir());
+    snprintf(log2, sizeof log2, "%s/p2.log", procs_tmpdir());
+    snprintf(rec, sizeof rec, "%s/rec.json", procs_tmpdir());
     serve_proc_t a, b;
     assert_true(serve_start(&a, log1, NULL));
     assert_true(serve_start(&b, log2, NULL));
@@ -60,7 +43,7 @@ static void test_huge_move_sets_reply_on_time(void **state)
     assert_true(n >= 2);
     for (int i = 0; i < n; i++)
         if (!strcmp(errors[i], "TO") || !strncmp(errors[i], "IL", 2))
-            fail_msg("record error %d: '%s' (player logs in %s)", i, errors[i], tmpdir);
+            fail_msg("record error %d: '%s' (player logs in %s)", i, errors[i], procs_tmpdir());
         else if (errors[i][0])
             printf("note: record error %d: '%s'\n", i, errors[i]);
     json_strings_free(errors, n);
@@ -76,5 +59,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_huge_move_sets_reply_on_time, procs_reap_all),
     };
-    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+    return cmocka_run_group_tests(tests, procs_make_tmpdir, procs_remove_tmpdir);
 }

@@ -14,29 +14,12 @@
 
 #include "procs.h"
 
-static char tmpdir[256];
-
-static int make_tmpdir(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ggp_test_match_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int remove_tmpdir(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 static const char *tmp_path(const char *name)
 {
     static char ring[8][320];
     static int next;
     char *p = ring[next++ % 8];
-    snprintf(p, sizeof ring[0], "%s/%s", tmpdir, name);
+    snprintf(p, sizeof ring[0], "%s/%s", procs_tmpdir(), name);
     return p;
 }
 
@@ -664,5 +647,5 @@ int main(void)
         cmocka_unit_test_teardown(test_record_write_error, procs_reap_all),
         cmocka_unit_test_teardown(test_serve_log_write_error, procs_reap_all),
     };
-    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+    return cmocka_run_group_tests(tests, procs_make_tmpdir, procs_remove_tmpdir);
 }
