@@ -480,12 +480,10 @@ static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t
     double lnV = log((double)(e->pool->nodes[x].visits ? e->pool->nodes[x].visits : 1));
     if (e->solver) { /* x is the path's last node */
         size_t i = e->path_len - 1;
-        if (i >= e->pinfo_cap) {
-            size_t cap = e->pinfo_cap;
-            XVEC_RESERVE(&e->pmover, &cap, i + 1);
-            cap = e->pinfo_cap;
-            XVEC_RESERVE(&e->pmoves, &cap, i + 1);
-            e->pinfo_cap = cap;
+        if (i >= e->pinfo_cap) { /* as long as the path can be */
+            e->pinfo_cap = e->path_cap;
+            e->pmover = xreallocarray(e->pmover, e->pinfo_cap, sizeof *e->pmover);
+            e->pmoves = xreallocarray(e->pmoves, e->pinfo_cap, sizeof *e->pmoves);
         }
         uint64_t edges = 1;
         for (int d = 0; d < nd; d++) {
@@ -613,48 +611,77 @@ static void enter(engine_t *e, uint32_t n)
     path_push(e, n);
 }
 
+static inline void tree_lock(engine_t *e)
+{
+    if (e->mu) pthread_spin_lock(e->mu);
+}
+
+static inline void tree_unlock(engine_t *e)
+{
+    if (e->mu) pthread_spin_unlock(e->mu);
+}
+
 /* The descent shared by single-level iterations and second-level ones: from
  * x (on the path, out of the LRU) down the tree, expanding exactly one node
  * in region reg, then the evaluation into e->z (spec §4.4, §7.4). */
 static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
 {
+    /* Tree-parallel workers hold the tree's lock only while they read or
+     * change nodes; the reasoner's work (terminal test, legal moves, the
+     * move played) runs outside it. One worker: the locks are no-ops. */
     pool_t *p = e->pool;
     for (;;) {
+        tree_lock(e);
         if (e->solver && is_solved(p, x)) { /* exact: no playout below it */
             for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, x, r);
+            tree_unlock(e);
             return;
         }
+        bool fresh = p->nodes[x].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth);
+        tree_unlock(e);
         if (game_is_terminal(e->ctx)) {
             rewards_terminal(e);
-            if (e->solver) mark_solved(e, x, e->z);
+            if (e->solver) {
+                tree_lock(e);
+                mark_solved(e, x, e->z);
+                tree_unlock(e);
+            }
             return;
         }
-        if (p->nodes[x].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth)) {
+        if (fresh) {
             e->need_playout = true; /* a root on its first iteration is evaluated in place */
             return;
         }
-        if (over_ref(e, x)) rho = x;
-        uint32_t c, edge;
-        if (!select_joint(e, x, rho, &c, &edge)) {
+        int nd = gather_legal(e);
+        if (nd < 0) {
             rewards_cut(e);
             return;
         }
-        play_tree_step(e);
-        if (c == NIL) { /* expansion: exactly one new node */
+        tree_lock(e);
+        if (over_ref(e, x)) rho = x;
+        uint32_t c, edge;
+        select_among(e, nd, x, rho, &c, &edge);
+        bool expanded = c == NIL;
+        if (expanded) { /* expansion: exactly one new node */
             c = pool_alloc(p, reg);
-            if (c != NIL) { /* NIL: every node is on the path; evaluate unexpanded */
-                pool_link(p, x, c, edge);
-                enter(e, c);
-            }
+            if (c != NIL) pool_link(p, x, c, edge); /* NIL: every node is on the path; evaluate unexpanded */
+        }
+        if (c != NIL) enter(e, c);
+        tree_unlock(e);
+        play_tree_step(e);
+        if (expanded) {
             if (game_is_terminal(e->ctx)) {
                 rewards_terminal(e);
-                if (e->solver && c != NIL) mark_solved(e, c, e->z);
+                if (e->solver && c != NIL) {
+                    tree_lock(e);
+                    mark_solved(e, c, e->z);
+                    tree_unlock(e);
+                }
             } else {
                 e->need_playout = true;
             }
             return;
         }
-        enter(e, c);
         x = c;
     }
 }
@@ -724,63 +751,6 @@ static void iterate_single(engine_t *e)
     if (is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);
 }
 
-/* The descent of a tree-parallel worker: the reasoner's work (terminal
- * test, legal moves, the move played) without the tree's lock, selection
- * and expansion with it. Called with the root entered. */
-static void descend_shared(engine_t *e)
-{
-    pool_t *p = e->pool;
-    uint32_t x = e->root, rho = e->root;
-    for (;;) {
-        bool term = game_is_terminal(e->ctx);
-        int nd = term ? 0 : gather_legal(e);
-        pthread_spin_lock(e->mu);
-        if (e->solver && is_solved(p, x)) {
-            for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, x, r);
-            pthread_spin_unlock(e->mu);
-            return;
-        }
-        if (term) {
-            rewards_terminal(e);
-            if (e->solver) mark_solved(e, x, e->z);
-            pthread_spin_unlock(e->mu);
-            return;
-        }
-        if (p->nodes[x].visits == 0 || nd < 0) {
-            pthread_spin_unlock(e->mu);
-            if (nd < 0) rewards_cut(e);
-            else e->need_playout = true;
-            return;
-        }
-        if (over_ref(e, x)) rho = x;
-        uint32_t c, edge;
-        e->st.selections++;
-        select_among(e, nd, x, rho, &c, &edge);
-        bool expanded = c == NIL;
-        if (expanded) {
-            c = pool_alloc(p, 0);
-            if (c != NIL) pool_link(p, x, c, edge);
-        }
-        if (c != NIL) enter(e, c);
-        pthread_spin_unlock(e->mu);
-        play_tree_step(e);
-        if (expanded) {
-            if (game_is_terminal(e->ctx)) {
-                rewards_terminal(e);
-                if (e->solver && c != NIL) {
-                    pthread_spin_lock(e->mu);
-                    mark_solved(e, c, e->z);
-                    pthread_spin_unlock(e->mu);
-                }
-            } else {
-                e->need_playout = true;
-            }
-            return;
-        }
-        x = c;
-    }
-}
-
 /* One iteration of a tree-parallel worker: the tree under the lock, the
  * reasoner (descent steps, playout) outside it. The single-player line
  * stays worker 0's (it is replayed from the root). */
@@ -795,7 +765,7 @@ static bool iterate_shared(engine_t *e)
     if (!solved) enter(e, e->root);
     pthread_spin_unlock(e->mu);
     if (solved) return false;
-    descend_shared(e);
+    descend(e, e->root, e->root, 0);
     if (e->need_playout) playout(e);
     double z0 = e->z[0];
     pthread_spin_lock(e->mu);
