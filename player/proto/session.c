@@ -580,7 +580,9 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
 {
     const engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
-    match_t *m = find_match(s, msg->match_id, arrival_ns);
+    /* A STOP or ABORT of a match whose START replied while its rules were
+     * still loading waits for the load, as a PLAY does. */
+    match_t *m = find_match(s, msg->match_id, reply_at(s, arrival_ns, s->loading ? s->loading_play_clock : 0));
     if (!m) {
         pthread_mutex_unlock(&s->mu);
         set_answerf(a, 404, "unknown match id '%.100s'", msg->match_id);
