@@ -17,7 +17,9 @@
 
 enum { MAX_PLIES = 20 };
 
-static void play(const char *name, game_t *g, uint64_t seed)
+/* Plays up to MAX_PLIES random plies; sig gets the initial state's
+ * terminal flag, legal move counts and goals (the engines must agree). */
+static void play(const char *name, game_t *g, uint64_t seed, char *sig, size_t sig_len)
 {
     uint32_t nr = game_num_roles(g);
     assert_true(nr > 0);
@@ -28,6 +30,11 @@ static void play(const char *name, game_t *g, uint64_t seed)
     game_state_t *s = game_state_new(g);
     game_initial(c, s);
     game_ctx_set_state(c, s);
+    size_t used = (size_t)snprintf(sig, sig_len, "terminal=%d", game_is_terminal(c));
+    for (uint32_t r = 0; r < nr && used < sig_len; r++) {
+        const move_id_t *m;
+        used += (size_t)snprintf(sig + used, sig_len - used, " r%u:%u/%d", r, game_legal(c, r, &m), game_goal(c, r));
+    }
     int plies = 0;
     for (; plies < MAX_PLIES && !game_is_terminal(c); plies++) {
         bool stuck = false;
@@ -42,7 +49,7 @@ static void play(const char *name, game_t *g, uint64_t seed)
         if (stuck) break;
         game_ctx_play(c, joint);
     }
-    printf("note: %s: %d plies\n", name, plies);
+    printf("note: %s: %s; %d plies\n", name, sig, plies);
     game_state_free(s);
     game_ctx_free(c);
     free(joint);
@@ -60,18 +67,23 @@ static void replay(const char *path, const char *name)
     program_t *prog = gdl_parse_src(src, syms, &td.d, &errors);
     gdl_info_t info = { 0 };
     if (!errors) errors = gdl_validate(prog, &td.d, &info);
-    if (!errors) {
+    if (errors) fail_msg("%s: the fuzzer's input no longer validates: %s", name, tu_diag_text(&td));
+    {
         const engine_kind_t engines[] = { ENGINE_RULES, ENGINE_PROPNET };
+        char sig[2][512] = { "", "" };
         for (size_t k = 0; k < 2; k++) {
             game_options_t opt = {
                 .engine = engines[k], .ground_ms = 200, .ground_mb = 64, .static_ms = 200, .quiet = true
             };
             game_t *g = game_compile(prog, &opt, &td.d);
+            if (k == 0 && !g) fail_msg("%s: the rules engine does not compile it: %s", name, tu_diag_text(&td));
             if (g) {
-                play(name, g, rng_derive(13, k));
+                play(name, g, rng_derive(13, k), sig[k], sizeof sig[k]);
                 game_free(g);
             }
         }
+        if (sig[1][0] && strcmp(sig[0], sig[1]))
+            fail_msg("%s: the engines disagree on the initial state: rules %s, propnet %s", name, sig[0], sig[1]);
     }
     tu_diag_close(&td);
     gdl_info_free(&info);
