@@ -8,9 +8,10 @@
  * search/search.h); keeping the seam lets the session's timing be tested
  * with games of any speed.
  *
- * Threads: load, apply, is_terminal, goal, random_move, snapshot and
- * snapshot_free are called by request handlers, one at a time per match
- * (the session serialises them). choose runs on the session's search thread
+ * Threads: load runs on a thread of its own; apply, is_terminal, goal,
+ * random_move, snapshot and snapshot_free on the session's state thread,
+ * one at a time per match (never from a request handler, so slow rules
+ * cannot make a reply late). choose runs on the session's search thread
  * and may overlap those calls, on a snapshot taken before; it must return
  * soon after *stop becomes true or the deadline passes. Move texts returned
  * stay valid until the match is freed. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/xalloc.h"
 #include "gdl/ast.h"
 #include "gdl/validate.h"
@@ -176,18 +177,27 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
         uint64_t wait_ms = ms < GDL_MIN_GROUND_MS ? GDL_MIN_GROUND_MS : ms > 10000 ? 10000 : ms;
         if (ec->start_wait_ms) wait_ms = ec->start_wait_ms == GDL_NO_WAIT ? 0 : ec->start_wait_ms;
         if (opt.engine == ENGINE_AUTO) {
+            /* The rules engine is compiled while grounding runs, not after
+             * the wait: on rules too big to ground, the match is ready that
+             * much sooner (issue 13 item 5). */
             m->grounding = game_grounding_start(m->prog, &opt);
+            uint64_t t0 = clock_now_ns();
+            game_options_t ropt = opt;
+            ropt.engine = ENGINE_RULES;
+            game_t *rules = game_compile(m->prog, &ropt, d);
+            uint64_t spent_ms = (clock_now_ns() - t0) / 1000000ULL;
+            uint64_t left_ms = !rules ? wait_ms : wait_ms > spent_ms ? wait_ms - spent_ms : 0;
             char reason[160];
-            grounding_status_t st = wait_ms ? game_grounding_take(m->grounding, wait_ms, &m->cur.game, reason, sizeof reason)
+            grounding_status_t st = wait_ms ? game_grounding_take(m->grounding, left_ms, &m->cur.game, reason, sizeof reason)
                                             : GROUNDING_RUNNING;
             if (st != GROUNDING_RUNNING) {
                 game_grounding_free(m->grounding);
                 m->grounding = NULL;
             }
-            if (!m->cur.game) {
-                opt.engine = ENGINE_RULES;
-                m->cur.game = game_compile(m->prog, &opt, d);
-            }
+            if (m->cur.game)
+                game_free(rules);
+            else
+                m->cur.game = rules;
         } else {
             if (!opt.ground_ms) opt.ground_ms = wait_ms;
             m->cur.game = game_compile(m->prog, &opt, d);

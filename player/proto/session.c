@@ -1,12 +1,19 @@
-/* session.c - the match state machine and the search thread (see session.h).
+/* session.c - the match state machine and its two threads (see session.h).
  *
- * Locking: one mutex guards the current match, the loading flag, the job
- * slots and the rng; one condition variable (on the monotonic clock) says
- * "a job finished, a job was posted or a load ended". Request handlers hold
- * the mutex except while loading rules and while waiting for a job. A match
- * and a job are reference-counted under the mutex, so ABORT can release a
- * match at once while the search thread still finishes with it; whoever
- * drops the last reference frees it, outside the mutex. */
+ * Threads: request handlers (any number, from the HTTP server), one state
+ * thread and one search thread. Handlers never call the engine: they queue
+ * a step (apply a joint move, draw a fallback move, post a search) for the
+ * state thread and wait for it until their reply is due, so a reply is on
+ * time whatever the rules cost (issue 13 item 5). The state thread is the
+ * only one to touch a match's engine state, in arrival order; the search
+ * thread runs on snapshots the state thread takes.
+ *
+ * Locking: one mutex guards the current match, the loading flag, the step
+ * queue, the job slots and every result field; one condition variable (on
+ * the monotonic clock) says "something finished, was posted or loaded".
+ * Matches, steps and jobs are reference-counted under the mutex, so ABORT
+ * can release a match at once while the threads still finish with it;
+ * whoever drops the last reference frees it, outside the mutex. */
 #include "player/proto/session.h"
 
 #include <errno.h>
@@ -40,8 +47,14 @@ typedef struct match {
     uint32_t steps;   /* joint moves applied */
     uint64_t last_ns; /* arrival of the last message for it */
     bool played;      /* a PLAY has come */
+    rng_t rng;        /* fallback moves: the state thread's */
+    /* The latest legal move of ours the state thread drew: the reply of a
+     * PLAY whose step is not computed at its deadline (a guess then, but
+     * on time; issue 13 item 5). An engine text, valid while m lives. */
+    const char *guess;
 } match_t;
 
+/* A search on the search thread, from a snapshot the state thread took. */
 typedef struct job {
     int refs;
     match_t *m;
@@ -54,6 +67,29 @@ typedef struct job {
     char info[160];
 } job_t;
 
+/* A request's work on the match state, done by the state thread in arrival
+ * order: apply a joint move, note the goal, draw a fallback move, then post
+ * a search. Request handlers never call the engine themselves, so a reply
+ * is sent at its deadline however long the rules take to apply a move or
+ * to list the legal ones (issue 13 item 5: 2.56 M moves per role). */
+typedef struct step {
+    int refs; /* the waiting handler (if any) and the state thread */
+    struct step *next;
+    match_t *m;
+    char **moves; /* the joint move to apply first, or NULL */
+    uint32_t n_moves;
+    bool want_goal, want_fallback;
+    bool search, ponder; /* then search (until search_ns, or pondering) */
+    uint64_t search_ns;
+    bool cancelled; /* a newer request came: apply, but post no search */
+    /* results, under s->mu */
+    bool done, bad, terminal;
+    int goal;
+    char err[300];
+    const char *fallback;
+    job_t *job; /* the search it posted (a reference) */
+} step_t;
+
 struct session {
     session_config_t cfg;
     pthread_mutex_t mu;
@@ -63,9 +99,9 @@ struct session {
     char *loading_id;
     uint32_t loading_play_clock;
     job_t *pending, *running;
+    step_t *queue, **queue_tail, *stepping;
     bool quit;
-    pthread_t worker;
-    rng_t rng;
+    pthread_t worker, stater;
     uint64_t n_matches;
     pthread_mutex_t log_mu;
 };
@@ -100,8 +136,19 @@ static match_t *job_unref(const engine_t *e, job_t *j)
     return dead;
 }
 
+static match_t *step_unref(const engine_t *e, step_t *st)
+{
+    if (--st->refs > 0) return NULL;
+    match_t *dead = st->job ? job_unref(e, st->job) : NULL;
+    match_t *d2 = match_unref(st->m);
+    for (uint32_t i = 0; i < st->n_moves; i++) free(st->moves[i]);
+    free(st->moves);
+    free(st);
+    return dead ? dead : d2;
+}
+
 /* Ask whatever search is running or queued to stop; drop a queued one. */
-static match_t *cancel_jobs(session_t *s)
+static match_t *cancel_search(session_t *s)
 {
     match_t *dead = NULL;
     if (s->running) atomic_store(&s->running->stop, true);
@@ -116,7 +163,125 @@ static match_t *cancel_jobs(session_t *s)
     return dead;
 }
 
-/* ---- the search thread ---- */
+/* A newer request makes every search stale (§5.4): stop them, let the
+ * queued steps apply their moves but post no search, drop queued ponder
+ * steps (they only search). Returns a match to destroy unlocked. */
+static match_t *cancel_jobs(session_t *s)
+{
+    match_t *dead = cancel_search(s);
+    if (s->stepping) s->stepping->cancelled = true;
+    for (step_t **p = &s->queue; *p;) {
+        step_t *st = *p;
+        st->cancelled = true;
+        if (st->moves || st->refs > 1) {
+            p = &st->next;
+            continue;
+        }
+        *p = st->next;
+        match_t *d = step_unref(s->cfg.engine, st);
+        if (d) dead = d;
+    }
+    s->queue_tail = &s->queue;
+    while (*s->queue_tail) s->queue_tail = &(*s->queue_tail)->next;
+    return dead;
+}
+
+/* Queue a step on m (s->mu held); refs: 2 when the caller waits for it. */
+static step_t *post_step(session_t *s, match_t *m, int refs)
+{
+    step_t *st = xcalloc(1, sizeof *st);
+    st->refs = refs;
+    st->m = m;
+    m->refs++;
+    *s->queue_tail = st;
+    s->queue_tail = &st->next;
+    pthread_cond_broadcast(&s->cv);
+    return st;
+}
+
+/* ---- the state thread and the search thread ---- */
+
+/* Post a search of snap (s->mu held); the step keeps a reference. */
+static match_t *post_search(session_t *s, step_t *st, void *snap)
+{
+    job_t *j = xcalloc(1, sizeof *j);
+    j->refs = 2; /* the step and the search thread */
+    j->m = st->m;
+    st->m->refs++;
+    j->snap = snap;
+    j->ponder = st->ponder;
+    uint64_t at = st->search_ns;
+    if (st->ponder) at = clock_now_ns() + (2ULL * st->m->play_clock * 1000ULL + 10000ULL) * 1000000ULL;
+    j->deadline = deadline_at_ns(at);
+    atomic_init(&j->stop, false);
+    match_t *dead = cancel_search(s);
+    s->pending = j;
+    st->job = j;
+    pthread_cond_broadcast(&s->cv);
+    return dead;
+}
+
+/* One step, entered and left with s->mu held. */
+static match_t *run_step(session_t *s, step_t *st)
+{
+    const engine_t *e = s->cfg.engine;
+    match_t *m = st->m;
+    pthread_mutex_unlock(&s->mu);
+    bool ok = true;
+    char err[300] = "";
+    if (st->moves) ok = e->apply(m->em, st->moves, st->n_moves, err, sizeof err);
+    bool terminal = e->is_terminal(m->em);
+    int goal = st->want_goal ? e->goal(m->em) : 0;
+    const char *fb = NULL;
+    if (ok && !terminal && st->want_fallback) fb = e->random_move(m->em, &m->rng);
+    pthread_mutex_lock(&s->mu);
+    if (st->moves && ok) m->steps++;
+    st->bad = !ok;
+    memcpy(st->err, err, sizeof err);
+    st->terminal = terminal;
+    st->goal = goal;
+    st->fallback = fb;
+    if (fb) m->guess = fb;
+    pthread_cond_broadcast(&s->cv);
+    bool time_left = st->ponder || clock_now_ns() + MIN_SEARCH_MS * 1000000ULL < st->search_ns;
+    if (!st->search || !ok || terminal || st->cancelled || !time_left) return NULL;
+    pthread_mutex_unlock(&s->mu);
+    void *snap = e->snapshot(m->em);
+    pthread_mutex_lock(&s->mu);
+    if (st->cancelled) {
+        e->snapshot_free(m->em, snap);
+        return NULL;
+    }
+    return post_search(s, st, snap);
+}
+
+static void *state_main(void *arg)
+{
+    session_t *s = arg;
+    const engine_t *e = s->cfg.engine;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->queue && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->quit) break;
+        step_t *st = s->queue;
+        s->queue = st->next;
+        if (!s->queue) s->queue_tail = &s->queue;
+        s->stepping = st;
+        match_t *dead = run_step(s, st);
+        st->done = true;
+        s->stepping = NULL;
+        pthread_cond_broadcast(&s->cv);
+        match_t *d2 = step_unref(e, st);
+        if (dead || d2) {
+            pthread_mutex_unlock(&s->mu);
+            match_destroy(e, dead);
+            match_destroy(e, d2);
+            pthread_mutex_lock(&s->mu);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
 
 static void *worker_main(void *arg)
 {
@@ -150,55 +315,42 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* The step is through and its search too (or it posted none). */
+static bool step_finished(const step_t *st) { return st->done && (!st->job || st->job->done); }
+
+/* Wait (s->mu held) for the condition variable until the monotonic time
+ * at_ns; false when it has passed or the session quits. */
+static bool wait_cv(session_t *s, uint64_t at_ns)
+{
+    if (s->quit || clock_now_ns() >= at_ns) return false;
+    struct timespec ts = {.tv_sec = (time_t)(at_ns / 1000000000ULL), .tv_nsec = (long)(at_ns % 1000000000ULL)};
+    return pthread_cond_timedwait(&s->cv, &s->mu, &ts) != ETIMEDOUT;
+}
+
+/* Wait (s->mu held) until the step is finished or the monotonic time
+ * at_ns; then stop its search if it still runs. */
+static void wait_step(session_t *s, step_t *st, uint64_t at_ns)
+{
+    while (!step_finished(st) && wait_cv(s, at_ns)) {
+    }
+    if (st->job && !st->job->done) atomic_store(&st->job->stop, true);
+}
+
 /* Wait (s->mu held) until *flag or the monotonic time at_ns. */
 static void wait_until(session_t *s, const bool *flag, uint64_t at_ns)
 {
-    while (!*flag && !s->quit) {
-        if (clock_now_ns() >= at_ns) return;
-        struct timespec ts = {.tv_sec = (time_t)(at_ns / 1000000000ULL), .tv_nsec = (long)(at_ns % 1000000000ULL)};
-        int rc = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-        if (rc == ETIMEDOUT) return;
+    while (!*flag && wait_cv(s, at_ns)) {
     }
-}
-
-/* Post a search of the current state of m until search_ns, and wait for it
- * until reply_ns (s->mu held). Returns the job (caller unrefs). */
-static job_t *run_search(session_t *s, match_t *m, uint64_t search_ns, uint64_t reply_ns, match_t **dead)
-{
-    job_t *j = xcalloc(1, sizeof *j);
-    j->refs = 2; /* the waiter and the search thread */
-    j->m = m;
-    m->refs++;
-    j->snap = s->cfg.engine->snapshot(m->em);
-    j->deadline = deadline_at_ns(search_ns);
-    atomic_init(&j->stop, false);
-    *dead = cancel_jobs(s);
-    s->pending = j;
-    pthread_cond_broadcast(&s->cv);
-    wait_until(s, &j->done, reply_ns);
-    if (!j->done) atomic_store(&j->stop, true);
-    return j;
 }
 
 /* After a reply (s->mu held): search on from the match's current state
  * until the next request stops it, or until the match would be deemed
- * abandoned. The job has one reference, the search thread's. */
-static match_t *post_ponder(session_t *s, match_t *m)
+ * abandoned. */
+static void post_ponder(session_t *s, match_t *m)
 {
-    if (!s->cfg.ponder || !m->em || s->cfg.engine->is_terminal(m->em)) return NULL;
-    match_t *dead = cancel_jobs(s);
-    job_t *j = xcalloc(1, sizeof *j);
-    j->refs = 1;
-    j->m = m;
-    m->refs++;
-    j->ponder = true;
-    j->snap = s->cfg.engine->snapshot(m->em);
-    uint64_t limit_ms = 2ULL * m->play_clock * 1000ULL + 10000ULL;
-    j->deadline = deadline_at_ns(clock_now_ns() + limit_ms * 1000000ULL);
-    atomic_init(&j->stop, false);
-    s->pending = j;
-    pthread_cond_broadcast(&s->cv);
-    return dead;
+    if (!s->cfg.ponder || !m->em) return;
+    step_t *st = post_step(s, m, 1);
+    st->search = st->ponder = true;
 }
 
 /* ---- logging ---- */
@@ -241,6 +393,7 @@ session_t *session_new(const session_config_t *cfg)
 {
     session_t *s = xcalloc(1, sizeof *s);
     s->cfg = *cfg;
+    s->queue_tail = &s->queue;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_condattr_t ca;
@@ -248,10 +401,9 @@ session_t *session_new(const session_config_t *cfg)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
-    rng_seed(&s->rng, cfg->seed);
-    if (pthread_create(&s->worker, NULL, worker_main, s) != 0) {
-        fprintf(stderr, "ggp: cannot start the search thread\n");
-        abort();
+    if (pthread_create(&s->worker, NULL, worker_main, s) != 0 || pthread_create(&s->stater, NULL, state_main, s) != 0) {
+        fprintf(stderr, "ggp: cannot start the session's threads\n");
+        exit(1);
     }
     return s;
 }
@@ -259,18 +411,26 @@ session_t *session_new(const session_config_t *cfg)
 void session_free(session_t *s)
 {
     if (!s) return;
+    const engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
     /* A START's loader still running uses the session: let it end (the
-     * compile budgets bound it). */
-    while (s->loading) pthread_cond_wait(&s->cv, &s->mu);
+     * compile budgets bound it). So does the step being applied. */
+    while (s->loading || s->stepping) pthread_cond_wait(&s->cv, &s->mu);
     match_t *dead1 = cancel_jobs(s);
     s->quit = true;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->worker, NULL);
+    pthread_join(s->stater, NULL);
+    match_destroy(e, dead1);
+    while (s->queue) {
+        step_t *st = s->queue;
+        s->queue = st->next;
+        st->refs = 1;
+        match_destroy(e, step_unref(e, st));
+    }
     match_t *dead2 = s->cur ? match_unref(s->cur) : NULL;
-    match_destroy(s->cfg.engine, dead1);
-    match_destroy(s->cfg.engine, dead2);
+    match_destroy(e, dead2);
     free(s->loading_id);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
@@ -334,12 +494,7 @@ static void set_answerf(answer_t *a, int status, const char *fmt, ...)
  * until_ns. */
 static match_t *find_match(session_t *s, const char *id, uint64_t until_ns)
 {
-    while (s->loading && s->loading_id && !strcmp(s->loading_id, id) && !s->quit) {
-        uint64_t now = clock_now_ns();
-        if (now >= until_ns) break;
-        struct timespec ts = {.tv_sec = (time_t)(until_ns / 1000000000ULL),
-                              .tv_nsec = (long)(until_ns % 1000000000ULL)};
-        if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) break;
+    while (s->loading && s->loading_id && !strcmp(s->loading_id, id) && wait_cv(s, until_ns)) {
     }
     if (s->cur && !strcmp(s->cur->id, id)) return s->cur;
     return NULL;
@@ -390,18 +545,17 @@ static void *loader_main(void *arg)
     m->start_clock = ld->msg.start_clock;
     m->play_clock = ld->msg.play_clock;
     m->last_ns = ld->arrival_ns;
+    rng_seed(&m->rng, ld->seed);
     char note[360] = "";
     pthread_mutex_lock(&s->mu);
-    rng_seed(&s->rng, ld->seed);
     s->cur = m;
     s->loading = false;
     ld->done = true;
-    match_t *dead = NULL;
     /* Nobody waits for this load: say how it ended, and search on from
      * the initial state until the first PLAY. */
     if (ld->orphan) {
         snprintf(note, sizeof note, "loaded after the reply: %.300s", em ? "ready" : ld->err);
-        if (em) dead = post_ponder(s, m);
+        post_ponder(s, m);
     }
     pthread_cond_broadcast(&s->cv);
     bool orphan = ld->orphan;
@@ -412,31 +566,34 @@ static void *loader_main(void *arg)
     pthread_mutex_unlock(&s->mu);
     if (orphan) session_log(s, id, "load", 0, "", arrival_ns, note);
     free(id);
-    match_destroy(e, dead);
     return NULL;
+}
+
+/* Release the current match (s->mu held); returns it if it must be
+ * destroyed (unlocked). */
+static match_t *release_current(session_t *s)
+{
+    match_t *m = s->cur;
+    s->cur = NULL;
+    return m ? match_unref(m) : NULL;
 }
 
 static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
 {
     const engine_t *e = s->cfg.engine;
-    match_t *dead = NULL;
+    match_t *dead = NULL, *dead2 = NULL;
     pthread_mutex_lock(&s->mu);
     if (s->cur && !s->loading && match_abandoned(s->cur, arrival_ns)) {
         snprintf(a->note, sizeof a->note, "released abandoned match %.100s", s->cur->id);
         dead = cancel_jobs(s);
-        match_t *d2 = match_unref(s->cur);
-        s->cur = NULL;
-        if (d2) {
-            pthread_mutex_unlock(&s->mu);
-            match_destroy(e, d2);
-            pthread_mutex_lock(&s->mu);
-        }
+        dead2 = release_current(s);
     }
     if (s->loading || s->cur) {
         bool same = s->cur && !strcmp(s->cur->id, msg->match_id) && s->cur->em;
         if (s->cur && !strcmp(s->cur->id, msg->match_id)) s->cur->last_ns = arrival_ns;
         pthread_mutex_unlock(&s->mu);
         match_destroy(e, dead);
+        match_destroy(e, dead2);
         /* A repeated START of the match we are playing is harmless. */
         set_answer(a, 200, same ? "ready" : "busy");
         if (!same) snprintf(a->note, sizeof a->note, "already in a match");
@@ -456,6 +613,7 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     msg = &ld->msg;
     pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
+    match_destroy(e, dead2);
 
     uint64_t reply_ns = reply_at(s, arrival_ns, msg->start_clock);
     pthread_t th;
@@ -478,8 +636,7 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         return;
     }
     match_t *m = s->cur;
-    engine_match_t *em = m ? m->em : NULL;
-    if (!em) {
+    if (!m || !m->em) {
         snprintf(a->note, sizeof a->note, "rules not loaded: %.160s", ld->err);
         loader_unref(ld);
         pthread_mutex_unlock(&s->mu);
@@ -489,28 +646,29 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     loader_unref(ld);
     /* Metagaming: search from the initial state with the start clock; the
      * searcher keeps what it learns for the first move. */
-    dead = NULL;
-    job_t *j = NULL;
-    if (!e->is_terminal(em) && clock_now_ns() + MIN_SEARCH_MS * 1000000ULL < reply_ns)
-        j = run_search(s, m, search_at(arrival_ns, reply_ns), reply_ns, &dead);
-    match_t *dead2 = NULL, *dead3 = NULL;
-    if (j) {
-        atomic_store(&j->stop, true);
-        snprintf(a->note, sizeof a->note, "metagame: %s", j->info);
-        dead2 = job_unref(e, j);
-    }
-    if (s->cur == m) dead3 = post_ponder(s, m);
+    step_t *st = post_step(s, m, 2);
+    st->search = true;
+    st->search_ns = search_at(arrival_ns, reply_ns);
+    wait_step(s, st, reply_ns);
+    if (st->job && st->job->done) snprintf(a->note, sizeof a->note, "metagame: %s", st->job->info);
+    if (!st->cancelled) post_ponder(s, m);
+    dead = step_unref(e, st);
     pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
-    match_destroy(e, dead2);
-    match_destroy(e, dead3);
     set_answer(a, 200, "ready");
+}
+
+/* A copy of the joint move of a PLAY or STOP, for a step. */
+static void step_take_moves(step_t *st, const ggp_msg_t *msg)
+{
+    st->n_moves = msg->n_moves;
+    st->moves = xcalloc(msg->n_moves ? msg->n_moves : 1, sizeof *st->moves);
+    for (uint32_t i = 0; i < msg->n_moves; i++) st->moves[i] = xstrdup(msg->moves[i]);
 }
 
 static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
 {
     const engine_t *e = s->cfg.engine;
-    match_t *dead = NULL, *dead2 = NULL;
     pthread_mutex_lock(&s->mu);
     uint64_t wait_ns = reply_at(s, arrival_ns, s->loading ? s->loading_play_clock : 0);
     match_t *m = find_match(s, msg->match_id, wait_ns);
@@ -528,49 +686,40 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         return;
     }
     /* A newer PLAY makes any search still running stale (§5.4). */
-    dead = cancel_jobs(s);
-    if (!msg->moves_nil) {
-        char err[300];
-        if (!e->apply(m->em, msg->moves, msg->n_moves, err, sizeof err)) {
-            pthread_mutex_unlock(&s->mu);
-            match_destroy(e, dead);
-            set_answerf(a, 400, "bad joint move: %s", err);
-            return;
-        }
-        m->steps++;
-    }
-    const char *fallback = e->is_terminal(m->em) ? NULL : e->random_move(m->em, &s->rng);
-    if (!fallback) {
-        pthread_mutex_unlock(&s->mu);
-        match_destroy(e, dead);
+    match_t *dead = cancel_jobs(s);
+    uint64_t reply_ns = reply_at(s, arrival_ns, m->play_clock);
+    step_t *st = post_step(s, m, 2);
+    if (!msg->moves_nil) step_take_moves(st, msg);
+    st->want_fallback = st->search = true;
+    st->search_ns = search_at(arrival_ns, reply_ns);
+    wait_step(s, st, reply_ns);
+    uint32_t n = m->steps;
+    if (st->done && st->bad) {
+        set_answerf(a, 400, "bad joint move: %s", st->err);
+    } else if (st->done && !st->fallback) {
         set_answer(a, 200, "busy");
         snprintf(a->note, sizeof a->note, "no legal move for our role (terminal state or a defect of the rules)");
-        return;
-    }
-    uint64_t reply_ns = reply_at(s, arrival_ns, m->play_clock);
-    const char *move = fallback;
-    if (clock_now_ns() + MIN_SEARCH_MS * 1000000ULL < reply_ns) {
-        job_t *j = run_search(s, m, search_at(arrival_ns, reply_ns), reply_ns, &dead2);
-        if (j->done && j->move) {
-            move = j->move;
-            snprintf(a->note, sizeof a->note, "step %u: %s", m->steps, j->info);
-        } else {
-            snprintf(a->note, sizeof a->note, "step %u: search %s, random legal move", m->steps,
-                     j->done ? "found no move" : "missed the deadline");
-        }
-        set_answer(a, 200, move);
-        match_t *d3 = job_unref(e, j);
-        match_t *d4 = post_ponder(s, m);
-        pthread_mutex_unlock(&s->mu);
-        match_destroy(e, d3);
-        match_destroy(e, d4);
+    } else if (st->job && st->job->done && st->job->move) {
+        set_answer(a, 200, st->job->move);
+        snprintf(a->note, sizeof a->note, "step %u: %s", n, st->job->info);
+    } else if (st->fallback) {
+        set_answer(a, 200, st->fallback);
+        snprintf(a->note, sizeof a->note, "step %u: %s, random legal move", n,
+                 !st->job              ? "no time to search"
+                 : st->job->done ? "search found no move"
+                                       : "search missed the deadline");
+    } else if (m->guess) {
+        /* The rules have not even listed our moves yet: an answer on time
+         * that was legal a step ago beats a certain timeout. */
+        set_answer(a, 200, m->guess);
+        snprintf(a->note, sizeof a->note, "step %u: state not computed in time, the last legal move known", n);
     } else {
-        snprintf(a->note, sizeof a->note, "step %u: no time to search, random legal move", m->steps);
-        set_answer(a, 200, move);
-        match_t *d4 = post_ponder(s, m);
-        pthread_mutex_unlock(&s->mu);
-        match_destroy(e, d4);
+        set_answer(a, 200, "noop");
+        snprintf(a->note, sizeof a->note, "step %u: state not computed in time and no legal move known: a guess", n);
     }
+    if (!st->cancelled) post_ponder(s, m);
+    match_t *dead2 = step_unref(e, st);
+    pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
     match_destroy(e, dead2);
 }
@@ -588,26 +737,29 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
         set_answerf(a, 404, "unknown match id '%.100s'", msg->match_id);
         return;
     }
-    match_t *dead = cancel_jobs(s);
+    match_t *dead = cancel_jobs(s), *dead2 = NULL;
     if (m->em && msg->kind == MSG_STOP && !msg->moves_nil) {
-        char err[300];
-        if (e->apply(m->em, msg->moves, msg->n_moves, err, sizeof err)) {
-            m->steps++;
-            if (e->is_terminal(m->em))
-                snprintf(a->note, sizeof a->note, "final state after %u steps, our goal %d", m->steps, e->goal(m->em));
-            else
-                snprintf(a->note, sizeof a->note, "stopped after %u steps in a non-terminal state", m->steps);
-        } else {
-            snprintf(a->note, sizeof a->note, "bad last joint move: %.160s", err);
-        }
+        step_t *st = post_step(s, m, 2);
+        step_take_moves(st, msg);
+        st->want_goal = true;
+        wait_step(s, st, reply_at(s, arrival_ns, m->play_clock));
+        if (!st->done)
+            snprintf(a->note, sizeof a->note, "the last joint move was still being applied at the reply");
+        else if (st->bad)
+            snprintf(a->note, sizeof a->note, "bad last joint move: %.160s", st->err);
+        else if (st->terminal)
+            snprintf(a->note, sizeof a->note, "final state after %u steps, our goal %d", m->steps, st->goal);
+        else
+            snprintf(a->note, sizeof a->note, "stopped after %u steps in a non-terminal state", m->steps);
+        dead2 = step_unref(e, st);
     } else if (msg->kind == MSG_ABORT) {
         snprintf(a->note, sizeof a->note, "aborted after %u steps", m->steps);
     }
-    s->cur = NULL;
-    match_t *dead2 = match_unref(m);
+    match_t *dead3 = s->cur == m ? release_current(s) : NULL;
     pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
     match_destroy(e, dead2);
+    match_destroy(e, dead3);
     set_answer(a, 200, "done");
 }
 

@@ -15,11 +15,14 @@
  *   STOP    -> apply the last joint move, `done`, release the match
  *   ABORT   -> `done`, release the match
  *
- * Deadlines count from the request's arrival (§5.3). Searches run on the
- * session's own thread with a stop flag, so INFO, ABORT and a stray START
- * are answered at once while a PLAY waits; a newer PLAY stops a stale
- * search. If the search has not answered at the deadline, the reply is a
- * random legal move drawn when the request arrived. A match that has had no
+ * Deadlines count from the request's arrival (§5.3). The engine is called
+ * only by the session's state thread (moves applied in arrival order) and
+ * search thread (with a stop flag), so INFO, ABORT and a stray START are
+ * answered at once while a PLAY waits, a newer PLAY stops a stale search,
+ * and every reply is sent on time whatever the rules cost: if the search
+ * has not answered at the deadline, the reply is a random legal move drawn
+ * when the request arrived; if even that is not ready, the last legal move
+ * known (logged as such). A match that has had no
  * message for twice its play clock plus 10 s (plus the start clock before
  * the first PLAY) is considered abandoned (its manager died): INFO says
  * available again and a new START replaces it.

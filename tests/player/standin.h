@@ -8,7 +8,8 @@
  * the joint move adds the increments; the game ends when the counter
  * reaches the limit. choose() searches "until" its deadline or stop flag,
  * or, with ignore_stop, sleeps for overrun_ms past the deadline, to test
- * the fallback move. It answers (inc 1). */
+ * the fallback move. It answers (inc 1). apply_ms and legal_ms make the
+ * rules slow to apply a move or to list the legal ones. */
 #ifndef GGP_TESTS_PLAYER_STANDIN_H
 #define GGP_TESTS_PLAYER_STANDIN_H
 
@@ -27,6 +28,11 @@ typedef struct standin_cfg {
     atomic_int searches;   /* choose() calls */
     atomic_int stopped;    /* searches that ended on the stop flag */
     atomic_int loads;
+    /* Rules that are slow to apply a move or to list the legal ones
+     * (apply() and random_move() sleep this long). */
+    _Atomic uint64_t apply_ms, legal_ms;
+    atomic_int legals;  /* random_move() calls finished */
+    atomic_int applies; /* apply() calls finished */
 } standin_cfg_t;
 
 struct engine_match {
@@ -106,7 +112,9 @@ static inline bool standin_apply(engine_match_t *m, char *const *moves, uint32_t
         }
         add += v;
     }
+    standin_sleep_ms(atomic_load(&m->cfg->apply_ms));
     m->total += add;
+    atomic_fetch_add(&m->cfg->applies, 1);
     return true;
 }
 
@@ -116,6 +124,8 @@ static inline int standin_goal(engine_match_t *m) { return m->total >= m->limit 
 static inline const char *standin_random_move(engine_match_t *m, rng_t *rng)
 {
     static const char *moves[] = {"noop", "(inc 1)", "(inc 2)"};
+    standin_sleep_ms(atomic_load(&m->cfg->legal_ms));
+    atomic_fetch_add(&m->cfg->legals, 1);
     return moves[rng_below(rng, 3)];
 }
 

@@ -198,6 +198,48 @@ static void test_search_overrun_falls_back(void **state)
     fx_free(f); /* waits for the stuck search: bounded by its overrun */
 }
 
+/* Rules so slow that the state is not computed by the reply's deadline
+ * (issue 13 item 5): the reply is still on time, the last legal move known
+ * (or a guess when none is known yet), and the moves are still applied in
+ * order, so the next PLAY sees the right state. */
+static void test_slow_rules_reply_on_time(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    double ms;
+    int st;
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 50)) 0 1)", 200), "ready");
+    atomic_store(&f->cfg.legal_ms, 1500);
+    const char *r = ask_ms(f, "(play m1 nil)", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_string_equal(r, "noop");
+    assert_true(ms < 1000);
+    atomic_store(&f->cfg.legal_ms, 0);
+    /* Let the step finish: the next reply is searched, and a legal move
+     * of this state becomes known. */
+    for (int i = 0; i < 3000 && atomic_load(&f->cfg.legals) < 1; i++) standin_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.legals), 1);
+    r = ask_ms(f, "(play m1 (noop))", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_true(legal_standin_move(r));
+    atomic_store(&f->cfg.apply_ms, 1500);
+    r = ask_ms(f, "(play m1 ((inc 2)))", &st, &ms);
+    assert_int_equal(st, 200);
+    assert_true(legal_standin_move(r));
+    assert_true(ms < 1000);
+    atomic_store(&f->cfg.apply_ms, 0);
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "no legal move known: a guess"));
+    assert_non_null(strstr(f->log_text, "the last legal move known"));
+    /* Every move was applied in order: STOP sees 0 + 0 + 2 + 1. */
+    for (int i = 0; i < 3000 && atomic_load(&f->cfg.applies) < 2; i++) standin_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.applies), 2);
+    assert_string_equal(ask(f, "(stop m1 ((inc 1)))", 200), "done");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "stopped after 3 steps in a non-terminal state"));
+    fx_free(f);
+}
+
 typedef struct async_ask {
     fixture_t *f;
     const char *msg;
@@ -338,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_one_match_at_a_time),
         cmocka_unit_test(test_rules_that_do_not_load),
         cmocka_unit_test(test_search_overrun_falls_back),
+        cmocka_unit_test(test_slow_rules_reply_on_time),
         cmocka_unit_test(test_info_and_abort_while_searching),
         cmocka_unit_test(test_newer_play_stops_stale_search),
         cmocka_unit_test(test_abandoned_match),
