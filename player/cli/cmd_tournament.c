@@ -488,7 +488,7 @@ int cmd_tournament(int argc, char **argv)
     if (rc == EXIT_OK) {
         plan(&t);
         t.pr.total = rec.m.shard_games;
-        if (o.resume && !o.quiet)
+        if (o.resume && !o.quiet && t.pr.done)
             fprintf(stderr, "ggp tournament: resuming %s: %u of %u games done\n", o.csv, t.pr.done, t.pr.total);
         FILE *csv = t.csv;
         rc = run(&t, &o, &points_csv, &plot);
