@@ -127,6 +127,9 @@ static bool split_roles(trec_t *r)
     for (char *p = r->roles_buf;; p++) {
         char *semi = strchr(p, ';');
         if (n == TREC_MAX_ROLES || semi == p || !*p) return false;
+        /* names go into the CSV unquoted, as ROLE=GOAL;... */
+        for (const char *c = p; *c && c != semi; c++)
+            if (strchr(",\"= \t", *c)) return false;
         r->role[n++] = p;
         if (!semi) break;
         *semi = '\0';
@@ -186,7 +189,7 @@ bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size)
             ok = false;
         }
     if (ok && (!split_roles(r) || r->m.n_roles < 2)) {
-        fmt(err, err_size, "bad roles '%s' (2 to %d names joined by ';')", r->m.roles, TREC_MAX_ROLES);
+        fmt(err, err_size, "bad roles '%s' (2 to %d names joined by ';', without ',', '\"', '=' or spaces)", r->m.roles, TREC_MAX_ROLES);
         ok = false;
     }
     if (ok && (!r->m.games || !r->m.shards || r->m.shard >= r->m.shards)) {
@@ -384,23 +387,30 @@ static bool parse_meta(trec_file_t *f, char *err, size_t err_size)
     return true;
 }
 
-bool trec_file_open(trec_file_t *f, const char *path, char *err, size_t err_size)
+bool trec_file_from(trec_file_t *f, src_t *src, char *err, size_t err_size)
 {
     memset(f, 0, sizeof *f);
-    f->path = path;
-    const char *why = NULL;
-    f->src = src_read_file(path, &why);
-    if (!f->src) {
-        fmt(err, err_size, "%s: %s", path, why ? why : "cannot read");
-        return false;
-    }
-    f->keep = f->src->len;
-    while (f->keep && f->src->text[f->keep - 1] != '\n') f->keep--;
+    f->src = src;
+    f->path = src->name;
+    f->keep = src->len;
+    while (f->keep && src->text[f->keep - 1] != '\n') f->keep--;
     if (!parse_meta(f, err, err_size)) {
         trec_file_close(f);
         return false;
     }
     return true;
+}
+
+bool trec_file_open(trec_file_t *f, const char *path, char *err, size_t err_size)
+{
+    const char *why = NULL;
+    src_t *src = src_read_file(path, &why);
+    if (!src) {
+        memset(f, 0, sizeof *f);
+        fmt(err, err_size, "%s: %s", path, why ? why : "cannot read");
+        return false;
+    }
+    return trec_file_from(f, src, err, err_size);
 }
 
 void trec_file_close(trec_file_t *f)

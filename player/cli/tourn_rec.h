@@ -105,7 +105,7 @@ void trec_meta_free(trec_meta_t *m);
 /* A per-game CSV being read. */
 typedef struct trec_file {
     src_t *src;
-    const char *path;
+    const char *path;    /* src->name */
     trec_meta_t m;       /* its metadata line */
     size_t keep;         /* bytes up to the end of its last whole line */
     size_t at;           /* the next row */
@@ -117,6 +117,9 @@ typedef struct trec_file {
  * Returns false with "PATH: reason" or "PATH:LINE: reason" in err and
  * nothing to free. */
 bool trec_file_open(trec_file_t *f, const char *path, char *err, size_t err_size);
+/* The same from bytes already read (named src->name in messages); f owns
+ * src from now on, also on failure. */
+bool trec_file_from(trec_file_t *f, src_t *src, char *err, size_t err_size);
 /* The next row, checked against r (whose metadata the file's must equal)
  * and the file's shard, into *g; *i is its index in r->games. Returns 1,
  * 0 at the end, -1 with "PATH:LINE: reason" in err. Does not store the
