@@ -12,6 +12,8 @@
 # GGP_SLURM_PORT=P   slurmctld's port (slurmd: P+1); default the first free
 #                    pair from 16817
 # KEEP=1             keep the temporary folder (logs) after the run
+# TMPDIR=DIR         where that folder goes (default /tmp; not noexec: the
+#                    job scripts run from it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -39,7 +41,7 @@ cmake --preset dev >/dev/null
 cmake --build --preset dev -j"$(nproc)" --target ggp >/dev/null
 export GGP=$root/build/dev/player/ggp
 
-tmp=$(mktemp -d /tmp/ggp-slurm.XXXXXX)
+tmp=$(mktemp -d -t ggp-slurm.XXXXXX)
 chmod 700 "$tmp"
 pids=()
 jobs_submitted=()
