@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 const char *tu_shared(const char *sub)
 {
@@ -87,4 +89,88 @@ program_t *tu_gdl_load(src_t *src, const char *name, bool no_warnings, symtab_t 
     if (no_warnings && *tu_diag_text(&td)) fail_msg("%s has diagnostics:\n%s", name, tu_diag_text(&td));
     tu_diag_close(&td);
     return prog;
+}
+
+int tu_count_char(const char *s, char c)
+{
+    int n = 0;
+    for (; s && *s; s++) n += *s == c;
+    return n;
+}
+
+void tu_sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int tu_spawn(const char *cmd)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return (int)pid;
+}
+
+char *tu_wait_lines(const char *path, int n, long ms)
+{
+    char *text = NULL;
+    for (long t = 0; t < ms && tu_count_char(text, '\n') < n; t += 10) {
+        free(text);
+        tu_sleep_ms(10);
+        text = tu_read_file(path);
+    }
+    return text;
+}
+
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char *tu_csv_rows(const char *path, int drop, int *n)
+{
+    char *text = tu_read_file(path);
+    if (!text) fail_msg("cannot read %s", path);
+    size_t cap = 64;
+    int k = 0;
+    char **rows = malloc(cap * sizeof *rows);
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (l[0] == '#' || !strncmp(l, "game,", 5)) continue;
+        /* cut ",field" of column drop (unquoted: a number) */
+        char *c = l;
+        for (int i = 0; i < drop && c; i++) c = strchr(c + 1, ',');
+        char *d = c ? strchr(c + 1, ',') : NULL;
+        if (!d) fail_msg("%s: a row without column %d: %s", path, drop, l);
+        memmove(c, d, strlen(d) + 1);
+        if ((size_t)k == cap) rows = realloc(rows, (cap *= 2) * sizeof *rows);
+        rows[k++] = l;
+    }
+    qsort(rows, (size_t)k, sizeof *rows, str_cmp);
+    size_t len = 1;
+    for (int i = 0; i < k; i++) len += strlen(rows[i]) + 1;
+    char *out = calloc(1, len), *w = out;
+    for (int i = 0; i < k; i++) w += sprintf(w, "%s\n", rows[i]);
+    free(rows);
+    free(text);
+    *n = k;
+    return out;
+}
+
+void tu_ggp_expect(const char *cwd, int status, const char *needle, const char *fmt, ...)
+{
+    char args[4096], cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    if (cwd) snprintf(cmd, sizeof cmd, "cd '%s' && %s %s", cwd, GGP_BIN, args);
+    else snprintf(cmd, sizeof cmd, "%s %s", GGP_BIN, args);
+    char *out = NULL;
+    int st = tu_run(cmd, &out);
+    if (st != status || (needle && (!out || !strstr(out, needle))))
+        fail_msg("ggp %s: status %d (want %d), output:\n%s\n(wanted '%s')", args, st, status, out ? out : "",
+                 needle ? needle : "");
+    free(out);
 }

@@ -42,8 +42,30 @@ void tu_diag_close(tu_diag_t *t);
  * Returns the exit status (or -1). */
 int tu_run(const char *cmd, char **out);
 
+/* Run the built `ggp ARGS` (ARGS printf-style) in folder cwd (NULL: here)
+ * and fail the test, showing the output, unless it exits with status and
+ * its output (stdout+stderr) contains needle (if not NULL). */
+void tu_ggp_expect(const char *cwd, int status, const char *needle, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Read a whole file into a malloc'd string (NULL on error). */
 char *tu_read_file(const char *path);
+
+/* How many times c is in s (0 for NULL). */
+int tu_count_char(const char *s, char c);
+void tu_sleep_ms(long ms);
+/* Start `sh -c CMD` in the background; its pid (fails the test if it
+ * cannot fork). */
+int tu_spawn(const char *cmd);
+/* The text of PATH once it has at least n lines, or after ms milliseconds
+ * (NULL if it still does not exist). malloc'd. */
+char *tu_wait_lines(const char *path, int n, long ms);
+/* The rows of a tournament's per-game CSV without its head lines (the
+ * '#' metadata line and the column header) and without column drop
+ * (0-based: 7 is a_seconds, the CPU time, the one field that differs
+ * between runs), sorted, one a line: the games as a set, whatever order
+ * they finished in. malloc'd; *n rows. */
+char *tu_csv_rows(const char *path, int drop, int *n);
 
 /* Parse and validate src (name in messages) into a new symbol table *syms;
  * fails the test on any error, or with no_warnings on any diagnostic. The

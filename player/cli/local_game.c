@@ -15,6 +15,12 @@ uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t 
     return rng_derive(rng_derive(game_seed, seat), search_spec_seed(spec));
 }
 
+uint64_t local_hash(uint64_t h, const char *s)
+{
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
 static void print_report(const game_t *g, uint32_t r, const search_report_t *rep, FILE *out)
 {
     fprintf(out, "  %s: playouts=%llu nodes_peak=%llu bytes/node=%llu bytes_peak=%llu value=%.3f time=%.3fs",
@@ -30,6 +36,7 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
 {
     uint32_t k = game_num_roles(g);
     memset(res, 0, sizeof *res);
+    res->moves_hash = LOCAL_HASH_START;
     for (uint32_t r = 0; r < k && r < 64; r++) res->goals[r] = GAME_GOAL_NONE;
     if (totals) memset(totals, 0, k * sizeof *totals);
     if (k == 0 || k > 64) {
@@ -72,6 +79,10 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
             }
         }
         res->steps++;
+        for (uint32_t r = 0; r < k; r++) {
+            res->moves_hash = local_hash(res->moves_hash, game_move_name(g, r, joint[r], false));
+            res->moves_hash = local_hash(res->moves_hash, r + 1 < k ? "," : ";");
+        }
         if (out) {
             fprintf(out, "step %u:", res->steps);
             for (uint32_t r = 0; r < k; r++)

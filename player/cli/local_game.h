@@ -27,10 +27,17 @@ typedef struct seat_totals {
 
 typedef struct local_game {
     uint32_t steps;
+    uint64_t moves_hash; /* FNV-1a of the moves played, as text: same moves,
+                          * same hash, whatever the engine */
     int goals[64];       /* per role; GAME_GOAL_NONE if undefined */
     bool ok;             /* reached a terminal state */
     char error[160];     /* why not */
 } local_game_t;
+
+/* FNV-1a 64 of the bytes of s continued from h (LOCAL_HASH_START for a new
+ * hash). */
+#define LOCAL_HASH_START 14695981039346656037ull
+uint64_t local_hash(uint64_t h, const char *s);
 
 /* The seed of a seat's searcher. */
 uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t *spec);

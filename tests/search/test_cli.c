@@ -8,7 +8,6 @@
 
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "search/search.h"
@@ -33,22 +32,8 @@ static const char *last_line(char *out)
 
 #define game st_shared_game
 
-/* Run `ggp ARGS` (printf-style) and check its exit status and that its
- * output contains needle (if not NULL). */
-static void expect(int status, const char *needle, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void expect(int status, const char *needle, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    int st;
-    char *out = run(args, &st);
-    if (st != status || (needle && !strstr(out, needle)))
-        fail_msg("ggp %s: status %d (want %d), output:\n%s\n(wanted '%s')", args, st, status, out, needle ? needle : "");
-    free(out);
-}
+/* `ggp ARGS` exits with status and prints needle (tu_ggp_expect). */
+#define expect(...) tu_ggp_expect(NULL, __VA_ARGS__)
 
 static void test_players(void **state)
 {
@@ -233,52 +218,6 @@ static void test_tournament_sweep(void **state)
     remove(svg);
 }
 
-/* The rows of a per-game CSV without the header and without the a_seconds
- * column (CPU time, the one field that differs between runs), sorted: the
- * games as a set, whatever order they finished in. */
-static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char *csv_games_set(const char *path, int *n_rows)
-{
-    char *text = tu_read_file(path);
-    assert_non_null(text);
-    char *rows[512];
-    int n = 0;
-    char *save = NULL;
-    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        if (!strncmp(l, "game,", 5)) continue;
-        assert_true(n < 512);
-        /* drop the 8th column (a_seconds) */
-        char *c = l;
-        for (int k = 0; k < 7 && c; k++) c = strchr(c + 1, ',');
-        char *d = c ? strchr(c + 1, ',') : NULL;
-        assert_non_null(d);
-        memmove(c, d, strlen(d) + 1);
-        rows[n++] = l;
-    }
-    qsort(rows, (size_t)n, sizeof *rows, str_cmp);
-    size_t len = 1;
-    for (int i = 0; i < n; i++) len += strlen(rows[i]) + 1;
-    char *out = calloc(1, len);
-    for (int i = 0; i < n; i++) strcat(strcat(out, rows[i]), "\n");
-    free(text);
-    *n_rows = n;
-    return out;
-}
-
-static int count_char(const char *s, char c)
-{
-    int n = 0;
-    for (; s && *s; s++) n += *s == c;
-    return n;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static void test_tournament_kill_and_resume(void **state)
 {
     (void)state;
@@ -295,31 +234,21 @@ static void test_tournament_kill_and_resume(void **state)
     char *want = run(args, &st);
     assert_int_equal(st, 0);
     int n_ref;
-    char *ref_set = csv_games_set(ref, &n_ref);
+    char *ref_set = tu_csv_rows(ref, 7, &n_ref);
     assert_int_equal(n_ref, GAMES);
 
     /* The same tournament, two games at a time, killed once two games have
      * ended (about 150 ms each: the run is far from its end). */
     snprintf(args, sizeof args, "exec %s tournament %s %s --games %d --seed 3 --quiet --jobs 2 --csv %s >/dev/null",
              GGP_BIN, f, players, GAMES, csv);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", args, (char *)NULL);
-        _exit(127);
-    }
-    char *text = NULL;
-    for (int i = 0; i < 3000 && count_char(text, '\n') < 3; i++) {
-        free(text);
-        sleep_ms(10);
-        text = tu_read_file(csv);
-    }
+    pid_t pid = tu_spawn(args);
+    char *text = tu_wait_lines(csv, 4, 30000); /* head (2 lines) + 2 games */
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);
     assert_true(WIFSIGNALED(st));
     free(text);
     text = tu_read_file(csv);
-    int kept = count_char(text, '\n') - 1;
+    int kept = tu_count_char(text, '\n') - 2; /* the metadata and header lines */
     printf("note: %d of %d games kept after kill -9\n", kept, GAMES);
     assert_true(kept >= 2);
     assert_true(kept < GAMES);
@@ -338,7 +267,7 @@ static void test_tournament_kill_and_resume(void **state)
     assert_int_equal(st, 0);
     assert_string_equal(last_line(got), last_line(want));
     int n_got;
-    char *got_set = csv_games_set(csv, &n_got);
+    char *got_set = tu_csv_rows(csv, 7, &n_got);
     assert_int_equal(n_got, GAMES);
     assert_string_equal(got_set, ref_set);
     /* nothing left to play: the same result again */

@@ -1,0 +1,133 @@
+/* tourn_rec.h - the record of a tournament: what is played (rules, seed,
+ * games, shard, players, sweep) and every finished game, with its per-game
+ * CSV. `ggp tournament` appends a row to the CSV as each game ends,
+ * `--resume` reads it back and `ggp results merge` combines the CSVs of
+ * shards into the outputs of the unsharded run.
+ *
+ * The CSV is a line of metadata, the column header, then one row per
+ * finished game in the order the games ended:
+ *
+ *   # ggp tournament,games=16,seed=3,shard=1/4,shard_games=4,roles=x;o,
+ *     rules=tictactoe.kif,rules_hash=...,a=SPEC,b=SPEC,sweep=KEY=V1,V2
+ *   game,seed,a_role,goals,outcome,a_searches,...,a_spec,b_spec,...
+ *
+ * (one line; fields with commas quoted). A tournament is one point, or one
+ * per swept value; each point plays games 0..games-1. Game k has seed
+ * rng_derive(seed, k), puts A in seat k mod roles, and belongs to shard
+ * k mod shards. shard_games is the number of rows of the finished shard,
+ * so a file says how far its shard is.
+ *
+ * Every line read is checked against the metadata; what is wrong is
+ * reported as "FILE:LINE: reason" (the files are untrusted input). */
+#ifndef GGP_PLAYER_CLI_TOURN_REC_H
+#define GGP_PLAYER_CLI_TOURN_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "player/cli/local_game.h"
+
+enum { TREC_MAX_ROLES = 64, TREC_MAX_GAMES = 1000000 /* over all points */ };
+enum { TREC_LOSS = -1, TREC_DRAW = 0, TREC_WIN = 1, TREC_FAILED = 2 };
+
+/* What the tournament is: equal metadata, same games. */
+typedef struct trec_meta {
+    uint32_t games;      /* per point */
+    uint64_t seed;       /* base seed */
+    uint32_t shard;      /* this file's games: k mod shards == shard */
+    uint32_t shards;     /* 1: unsharded */
+    uint32_t shard_games; /* rows of the finished file (read; written from the rest) */
+    uint32_t n_roles;
+    char *roles;         /* role names joined by ';' */
+    char *rules;         /* rule file name, without its folder */
+    uint64_t rules_hash; /* FNV-1a of the rule file's bytes */
+    char *a, *b;         /* the specs as given */
+    char *sweep;         /* "KEY=V1,V2,..." or "" */
+} trec_meta_t;
+
+/* One game. */
+typedef struct trec_game {
+    bool done;
+    int outcome;         /* TREC_* */
+    uint32_t a_seat;
+    uint32_t steps;
+    uint64_t seed;
+    uint64_t moves_hash; /* local_game_t.moves_hash */
+    int goals[TREC_MAX_ROLES];
+    seat_totals_t a;
+    char error[160];     /* why a failed game failed */
+} trec_game_t;
+
+typedef struct trec {
+    trec_meta_t m;
+    char key[64];        /* the swept key, or "" */
+    size_t n_pts;
+    char **a_texts;      /* A's spec of each point (a, or a with KEY=V) */
+    char **values;       /* the swept value of each point (NULL: no sweep) */
+    char *role[TREC_MAX_ROLES]; /* into roles_buf */
+    char *roles_buf;
+    char *values_buf;
+    trec_game_t *games;  /* n_pts * m.games: point p, game k at p * games + k */
+} trec_t;
+
+/* A record for meta (copied; shard_games is computed) with every game
+ * still to play. Returns false with a message in err (the option at
+ * fault: "bad value for --sweep: ...") and nothing to free. */
+bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size);
+void trec_free(trec_t *r);
+
+/* Whether game k (of every point) is one of this shard's. */
+bool trec_in_shard(const trec_meta_t *m, uint32_t k);
+/* The games of a shard over all points. */
+uint32_t trec_shard_games(const trec_meta_t *m, size_t n_pts);
+
+/* The outcome for A in seat a_seat: TREC_WIN if its goal is strictly
+ * greater than every other seat's, TREC_DRAW if equal to the best of them,
+ * else TREC_LOSS. */
+int trec_outcome(const int *goals, uint32_t n_roles, uint32_t a_seat);
+
+/* A CSV field, quoted when quote is set or it must be ("" for "). */
+void trec_csv_field(const char *s, bool quote, FILE *out);
+
+/* The metadata line and the column header. */
+void trec_write_head(const trec_t *r, FILE *out);
+/* The row of game i (p * games + k). */
+void trec_write_row(const trec_t *r, size_t i, FILE *out);
+
+/* Metadata that differs: NULL if none, else what (for "another --seed").
+ * with_shard compares the shard too (resuming one file). */
+const char *trec_meta_differs(const trec_meta_t *want, const trec_meta_t *got, bool with_shard);
+void trec_meta_free(trec_meta_t *m);
+
+/* A per-game CSV being read. */
+typedef struct trec_file {
+    src_t *src;
+    const char *path;    /* src->name */
+    trec_meta_t m;       /* its metadata line */
+    size_t keep;         /* bytes up to the end of its last whole line */
+    size_t at;           /* the next row */
+    uint32_t line;       /* its line number */
+} trec_file_t;
+
+/* Read PATH and its metadata and header lines. A last line without its
+ * newline (a run killed while writing it) is left out: see f->keep.
+ * Returns false with "PATH: reason" or "PATH:LINE: reason" in err and
+ * nothing to free. */
+bool trec_file_open(trec_file_t *f, const char *path, char *err, size_t err_size);
+/* The same from bytes already read (named src->name in messages); f owns
+ * src from now on, also on failure. */
+bool trec_file_from(trec_file_t *f, src_t *src, char *err, size_t err_size);
+/* The next row, checked against r (whose metadata the file's must equal)
+ * and the file's shard, into *g; *i is its index in r->games. Returns 1,
+ * 0 at the end, -1 with "PATH:LINE: reason" in err. Does not store the
+ * game: the caller checks for a duplicate in r->games[*i].done. */
+int trec_file_next(trec_file_t *f, const trec_t *r, size_t *i, trec_game_t *g, char *err, size_t err_size);
+void trec_file_close(trec_file_t *f);
+
+/* Count of r's games with done set, and of those expected in shard m. */
+void trec_count(const trec_t *r, const trec_meta_t *shard, uint32_t *done, uint32_t *expected);
+
+#endif
