@@ -235,6 +235,9 @@ static void check_depth(rctx_t *c)
         fprintf(stderr, "ggp: rules engine: goal-directed evaluation nested deeper than %d calls; "
                         "the results of this state are incomplete\n", EVAL_MAX_DEPTH);
         c->warned = true;
+    } else if (c->ev.ts->full && !c->warned) {
+        fprintf(stderr, "ggp: rules engine: the term store is full; the results of this state are incomplete\n");
+        c->warned = true;
     }
     c->ev.too_deep = c->ev.aborted = false;
 }
@@ -462,7 +465,10 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag
     g->stat.deadline = dl;
     bool tab = has_tabling(r);
     if (!eval_run_phase(&g->stat, PHASE_STATIC) || (tab && !probe_initial(g, dl))) {
-        if (tab) *retry = true;
+        if (ts->full)
+            diag_error(d, NULL, 0, "rules: the term store is full (more than %u MiB of distinct terms)",
+                       (unsigned)((size_t)ts->max_chunks * TS_CHUNK_WORDS * 4 >> 20));
+        else if (tab) *retry = true;
         else
             diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
                        (unsigned long long)ms);

@@ -231,7 +231,8 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     rel.emit_ud = &gr;
     bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
     if (!ok) {
-        if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
+        if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
+        else if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
         else snprintf(reason, reason_len, "grounding takes longer than %llu ms", (unsigned long long)opt->ground_ms);
         grounder_free(&gr);
         eval_free(&rel);
