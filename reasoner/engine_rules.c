@@ -370,9 +370,24 @@ static void rg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     collect_fluents(c->ev.store[r->rel_next], out);
 }
 
+/* The `base` facts (static: computed with the game), if any. */
+static bool rg_all_fluents(const game_t *gg, game_state_t *out)
+{
+    const rgame_t *g = (const rgame_t *)gg;
+    const rules_t *r = g->rules;
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (r->rels[i].name == SYM_BASE && r->rels[i].arity == 1 && r->rels[i].phase == PHASE_STATIC &&
+            !r->rels[i].demand && g->stat.store[i]->n) {
+            collect_fluents(g->stat.store[i], out);
+            return true;
+        }
+    return false;
+}
+
 static const game_vtbl_t rules_vtbl = {
     .destroy = rg_destroy,
     .state_print = rg_state_print,
+    .all_fluents = rg_all_fluents,
     .ctx_new = rg_ctx_new,
     .ctx_free = rg_ctx_free,
     .initial = rg_initial,
