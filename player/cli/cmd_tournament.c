@@ -666,7 +666,7 @@ int cmd_tournament(int argc, char **argv)
     /* Output files are opened before the first game, so that a path that
      * cannot be written fails at once rather than after hours of play. */
     tourn_t t = {.g = g, .k = g ? game_num_roles(g) : 0, .b = b_spec, .games = (uint32_t)games, .seed = seed,
-                 .progress = !quiet, .label = "", .a_text = a_text, .b_text = b_text, .csv_path = csv};
+                 .progress = !quiet && isatty(STDERR_FILENO), .label = "", .a_text = a_text, .b_text = b_text, .csv_path = csv};
     t.res = xcalloc(t.games, sizeof *t.res);
     t.todo = xcalloc(t.games, sizeof *t.todo);
     point_reset(&t);
