@@ -273,7 +273,7 @@ int cmd_match(int argc, char **argv)
     http_client_cleanup();
     rc = sink.failed ? EXIT_USAGE : completed ? EXIT_OK : EXIT_FAIL;
     print_error_summary(&rec, urls, stderr);
-    printf("match %s: %zu steps\n", id, rec.n_states - 1);
+    printf("match %s: %zu step%s\n", id, rec.n_states - 1, rec.n_states - 1 == 1 ? "" : "s");
     printf("errors");
     for (uint32_t r = 0; r < nr; r++) {
         unsigned bad = 0;

@@ -71,10 +71,12 @@ int cmd_play(int argc, char **argv)
             file = a;
         }
     }
-    if (!file || np == 0) {
-        fputs(play_help, stderr);
+    if (!file) {
+        fprintf(stderr, "ggp play: no rule file given\n%s", play_help);
         return EXIT_USAGE;
     }
+    /* Without --player the game is loaded anyway: the message names its
+     * roles, which is what is missing. */
     search_spec_t *specs[64] = {0};
     int rc = EXIT_OK;
     for (uint32_t i = 0; i < np; i++) {
@@ -90,7 +92,13 @@ int cmd_play(int argc, char **argv)
     if (g && game_num_roles(g) != np) {
         fprintf(stderr, "ggp play: %s has %u role%s (", file, game_num_roles(g), game_num_roles(g) == 1 ? "" : "s");
         for (uint32_t r = 0; r < game_num_roles(g); r++) fprintf(stderr, "%s%s", r ? ", " : "", game_role_name(g, r));
-        fprintf(stderr, ") but %u --player option%s were given\n", np, np == 1 ? "" : "s");
+        if (np == 0) fprintf(stderr, ") but no --player option was given: one per role, in this order\n");
+        else
+            fprintf(stderr, ") but %u --player option%s given: one per role, in this order\n", np,
+                    np == 1 ? " was" : "s were");
+        fprintf(stderr, "  e.g. ggp play %s", file);
+        for (uint32_t r = 0; r < game_num_roles(g); r++) fputs(r ? " --player uct" : " --player grave", stderr);
+        fputs("   (searchers: ggp players)\n", stderr);
         rc = EXIT_USAGE;
     } else if (g) {
         local_game_t res;
