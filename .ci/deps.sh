@@ -9,6 +9,10 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  # Quiet and never a question: -qq, no pty progress from dpkg, and the
+  # noninteractive front end passed through sudo (which drops the caller's
+  # environment).
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -qq update
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -qq -y -o Dpkg::Use-Pty=0 install "${missing[@]}" >/dev/null
 fi

@@ -5,6 +5,7 @@
 # the goals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive # deps.sh: apt -qq, no questions
 ./.ci/deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$(nproc)"

@@ -336,6 +336,9 @@ static void check_term(val_t *v, const term_t *t, vset_t *fact_vars)
     } else if (v->fn_arity[s] < 0) {
         v->fn_arity[s] = (int32_t)t->arity;
         v->fn_off[s] = t->off;
+        if (t->arity > GDL_MAX_ARITY)
+            err_at(v, t->off, "function '%s' has %u arguments: at most %d are supported", nm(v, s), t->arity,
+                   GDL_MAX_ARITY);
     } else if ((uint32_t)v->fn_arity[s] != t->arity) {
         err_at(v, t->off, "function '%s' has %u argument%s here but %d where first used", nm(v, s), t->arity,
                plural(t->arity), v->fn_arity[s]);

@@ -10,7 +10,8 @@
  *
  * Checked (errors):
  *   - one arity per relation name and per function name (the two name
- *     spaces are separate: a name may be both, as in 10 corpus games);
+ *     spaces are separate: a name may be both, as in 10 corpus games),
+ *     at most GDL_MAX_ARITY for a function;
  *   - keyword arities and placement (§1.4): role only as ground facts,
  *     true/does never in heads or facts, next/init/base/input never in
  *     bodies, keywords never function names, ground goal values 0..100;
@@ -35,6 +36,11 @@
 
 #include "base/diag.h"
 #include "gdl/ast.h"
+
+/* The most arguments a function term may have: the reasoner stores a term
+ * as one run of words in a fixed-size chunk (reasoner/terms.h), so a wider
+ * one is refused here, at its token, instead of failing later. */
+#define GDL_MAX_ARITY 65535
 
 typedef struct gdl_info {
     sym_t *roles;        /* role constants in description order */

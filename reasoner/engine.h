@@ -31,6 +31,7 @@ typedef struct game_vtbl {
     uint32_t (*num_moves)(const game_t *g, uint32_t role);
     const char *(*move_name)(const game_t *g, uint32_t role, move_id_t m, bool canonical);
     tid_t (*move_term)(const game_t *g, uint32_t role, move_id_t m);
+    bool (*all_fluents)(const game_t *g, game_state_t *out); /* game_all_fluents */
 } game_vtbl_t;
 
 struct game {

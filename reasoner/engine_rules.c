@@ -235,6 +235,9 @@ static void check_depth(rctx_t *c)
         fprintf(stderr, "ggp: rules engine: goal-directed evaluation nested deeper than %d calls; "
                         "the results of this state are incomplete\n", EVAL_MAX_DEPTH);
         c->warned = true;
+    } else if (c->ev.ts->full && !c->warned) {
+        fprintf(stderr, "ggp: rules engine: the term store is full; the results of this state are incomplete\n");
+        c->warned = true;
     }
     c->ev.too_deep = c->ev.aborted = false;
 }
@@ -367,9 +370,24 @@ static void rg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     collect_fluents(c->ev.store[r->rel_next], out);
 }
 
+/* The `base` facts (static: computed with the game), if any. */
+static bool rg_all_fluents(const game_t *gg, game_state_t *out)
+{
+    const rgame_t *g = (const rgame_t *)gg;
+    const rules_t *r = g->rules;
+    for (uint32_t i = 0; i < r->n_rels; i++)
+        if (r->rels[i].name == SYM_BASE && r->rels[i].arity == 1 && r->rels[i].phase == PHASE_STATIC &&
+            !r->rels[i].demand && g->stat.store[i]->n) {
+            collect_fluents(g->stat.store[i], out);
+            return true;
+        }
+    return false;
+}
+
 static const game_vtbl_t rules_vtbl = {
     .destroy = rg_destroy,
     .state_print = rg_state_print,
+    .all_fluents = rg_all_fluents,
     .ctx_new = rg_ctx_new,
     .ctx_free = rg_ctx_free,
     .initial = rg_initial,
@@ -462,7 +480,10 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag
     g->stat.deadline = dl;
     bool tab = has_tabling(r);
     if (!eval_run_phase(&g->stat, PHASE_STATIC) || (tab && !probe_initial(g, dl))) {
-        if (tab) *retry = true;
+        if (ts->full)
+            diag_error(d, NULL, 0, "rules: the term store is full (more than %u MiB of distinct terms)",
+                       (unsigned)((size_t)ts->max_chunks * TS_CHUNK_WORDS * 4 >> 20));
+        else if (tab) *retry = true;
         else
             diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
                        (unsigned long long)ms);

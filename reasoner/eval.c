@@ -263,6 +263,11 @@ void eval_free(evaluator_t *ev)
     free(ev->store);
     free(ev->vals);
     free(ev->matched);
+    while (ev->n_spill) { /* an evaluation cut short mid-way */
+        free(ev->scratch);
+        ev->scratch = ev->spill[--ev->n_spill].under;
+    }
+    free(ev->spill);
     free(ev->scratch);
     free(ev->visits);
     for (uint32_t i = 0; i < ev->r->n_rels; i++) {
@@ -321,19 +326,36 @@ static bool match(evaluator_t *ev, const pat_t *p, tid_t t, uint32_t *trail, uin
 }
 
 /* Scratch space for tuples and trails, used as a stack (no VLAs: the
- * sizes come from the rules, which are untrusted input). */
+ * sizes come from the rules, which are untrusted input). A request that
+ * does not fit goes to a block of its own, given back when the stack
+ * returns below it. */
 static tid_t *scratch_get(evaluator_t *ev, uint32_t n)
 {
     if (ev->sp + n > ev->scap) {
-        fprintf(stderr, "ggp: fatal: evaluator scratch exhausted\n");
-        abort();
+        XVEC_RESERVE(&ev->spill, &ev->cap_spill, ev->n_spill + 1);
+        uint32_t cap = n > ev->scap ? n : ev->scap;
+        tid_t *block = xcalloc(cap, sizeof *block);
+        ev->spill[ev->n_spill++] = (struct eval_spill){block, ev->scratch, ev->sp, ev->scap};
+        ev->scratch = block;
+        ev->sp = 0;
+        ev->scap = cap;
     }
     tid_t *p = ev->scratch + ev->sp;
     ev->sp += n;
     return p;
 }
 
-static void scratch_put(evaluator_t *ev, uint32_t n) { ev->sp -= n; }
+static void scratch_put(evaluator_t *ev, uint32_t n)
+{
+    ev->sp -= n;
+    if (ev->sp == 0 && ev->n_spill && ev->spill[ev->n_spill - 1].block == ev->scratch) {
+        const struct eval_spill *sp = &ev->spill[--ev->n_spill];
+        free(ev->scratch);
+        ev->scratch = sp->under;
+        ev->sp = sp->under_sp;
+        ev->scap = sp->under_cap;
+    }
+}
 
 /* The ground term a bound pattern denotes. create=false only looks it up
  * (0 if it was never interned, so it cannot be in any store). */
@@ -347,7 +369,12 @@ static tid_t build(evaluator_t *ev, const pat_t *p, bool create)
         {
             tid_t *args = scratch_get(ev, p->arity), t = 1;
             for (uint32_t i = 0; i < p->arity && t; i++) t = args[i] = build(ev, p->args[i], create);
-            if (t) t = create ? ts_intern(ev->ts, p->functor, p->arity, args) : ts_lookup(ev->ts, p->functor, p->arity, args);
+            if (t && create) {
+                t = ts_intern(ev->ts, p->functor, p->arity, args);
+                if (!t) ev->aborted = true; /* the store is full (terms.h) */
+            } else if (t) {
+                t = ts_lookup(ev->ts, p->functor, p->arity, args);
+            }
             scratch_put(ev, p->arity);
             return t;
         }
@@ -385,10 +412,12 @@ static void emit_head(evaluator_t *ev, const crule_t *c)
     const rules_t *r = ev->r;
     uint32_t ar = r->rels[c->head_rel].arity;
     tid_t *tuple = scratch_get(ev, ar);
-    for (uint32_t a = 0; a < ar; a++) tuple[a] = build(ev, c->head[a], true);
+    bool built = true;
+    for (uint32_t a = 0; a < ar && built; a++) built = (tuple[a] = build(ev, c->head[a], true)) != 0;
     uint32_t idx;
-    bool fresh = relstore_insert(ev->store[c->head_rel], tuple, &idx);
+    bool fresh = built && relstore_insert(ev->store[c->head_rel], tuple, &idx);
     scratch_put(ev, ar);
+    if (!built) return;
     if (fresh && r->rels[c->head_rel].demand) { /* an answer of the active call */
         demand_memo_t *dm = &ev->dm[c->head_rel];
         ev->n_answers++;

@@ -112,6 +112,11 @@ typedef struct evaluator {
     uint32_t max_vars, max_body;
     tid_t *scratch;     /* stack for nested builds and trails */
     uint32_t sp, scap;
+    /* Blocks taken when a request did not fit (never expected: scap is
+     * sized for the rules; kept so that a miscount cannot abort), each
+     * with the block and top it interrupted. */
+    struct eval_spill { tid_t *block, *under; uint32_t under_sp, under_cap; } *spill;
+    uint32_t n_spill, cap_spill;
     uint64_t *visits;   /* optional, per rule: tuples looked at (profiling) */
     demand_memo_t *dm;  /* per relation (used for demand relations only) */
     call_frame_t *cs;   /* demand calls in progress, outermost first */

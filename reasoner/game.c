@@ -153,6 +153,8 @@ void game_state_print(const game_t *g, const game_state_t *s, FILE *out, bool ca
     g->vt->state_print(g, s, out, canonical);
 }
 
+bool game_all_fluents(const game_t *g, game_state_t *out) { return g->vt->all_fluents(g, out); }
+
 /* ------------------------------------------------------------ contexts */
 
 void game_ctx_base_init(game_ctx_t *c, const game_t *g)

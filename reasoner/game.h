@@ -122,6 +122,11 @@ bool game_state_equal(const game_t *g, const game_state_t *a, const game_state_t
  * "(cell 1 1 b) (control xplayer)". canonical=false uses the rules'
  * spelling (for match records). */
 void game_state_print(const game_t *g, const game_state_t *s, FILE *out, bool canonical);
+/* A state holding every fluent that can ever be true, when the engine
+ * knows them (the propnet's base propositions; the rules engine's `base`
+ * facts, if the rules have them): for tools that lay a state out, such as
+ * the board of `ggp play`. false (out untouched) when unknown. */
+bool game_all_fluents(const game_t *g, game_state_t *out);
 
 /* Per-thread context. */
 game_ctx_t *game_ctx_new(const game_t *g);

@@ -231,7 +231,8 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     rel.emit_ud = &gr;
     bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
     if (!ok) {
-        if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
+        if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
+        else if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
         else snprintf(reason, reason_len, "grounding takes longer than %llu ms", (unsigned long long)opt->ground_ms);
         grounder_free(&gr);
         eval_free(&rel);
@@ -520,6 +521,17 @@ static void pg_state_print(const game_t *gg, const game_state_t *s, FILE *out, b
     }
 }
 
+/* Every base proposition. */
+static bool pg_all_fluents(const game_t *gg, game_state_t *out)
+{
+    const pgame_t *g = (const pgame_t *)gg;
+    game_state_reserve(out, g->n_words);
+    out->n = g->n_words;
+    memset(out->data, 0, g->n_words * sizeof *out->data);
+    for (uint32_t b = 0; b < g->n_base; b++) out->data[b >> 5] |= 1u << (b & 31);
+    return true;
+}
+
 static game_ctx_t *pg_ctx_new(const game_t *gg)
 {
     const pgame_t *g = (const pgame_t *)gg;
@@ -596,6 +608,7 @@ static void pg_destroy(game_t *gg)
 static const game_vtbl_t propnet_vtbl = {
     .destroy = pg_destroy,
     .state_print = pg_state_print,
+    .all_fluents = pg_all_fluents,
     .ctx_new = pg_ctx_new,
     .ctx_free = pg_ctx_free,
     .initial = pg_initial,

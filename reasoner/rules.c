@@ -1627,6 +1627,10 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
             if (b.errors == 0) compute_demand(&b, flags);
         }
     }
+    if (ts->full) { /* pat_seal's interning failed (terms.h) */
+        diag_report_file(d, DIAG_ERROR, p->src, "rules: the term store is full");
+        b.errors++;
+    }
     if (b.errors) {
         rules_free(r);
         return NULL;

@@ -29,6 +29,7 @@ term_store_t *ts_new(void)
     term_store_t *ts = xcalloc(1, sizeof *ts);
     ts->chunks[0] = xmalloc(TS_CHUNK_WORDS * sizeof(uint32_t));
     ts->n_chunks = 1;
+    ts->max_chunks = TS_MAX_CHUNKS;
     ts->top = 1; /* word 0 of chunk 0 is never a term, so id 0 means none */
     ts->n_slots = 1024;
     ts->slots = xcalloc(ts->n_slots, sizeof *ts->slots);
@@ -88,17 +89,12 @@ tid_t ts_intern(term_store_t *ts, sym_t f, uint32_t arity, const tid_t *args)
     tid_t t = *slot;
     if (!t) {
         uint32_t need = 2 + arity;
-        if (need > TS_CHUNK_WORDS / 2) {
+        if (arity > TS_MAX_ARITY || (ts->top + need > TS_CHUNK_WORDS && ts->n_chunks == ts->max_chunks)) {
+            ts->full = true; /* the callers report it (terms.h) */
             pthread_mutex_unlock(&ts->lock);
-            fprintf(stderr, "ggp: fatal: term with %u arguments is too large\n", arity);
-            abort();
+            return 0;
         }
         if (ts->top + need > TS_CHUNK_WORDS) {
-            if (ts->n_chunks == TS_MAX_CHUNKS) {
-                pthread_mutex_unlock(&ts->lock);
-                fprintf(stderr, "ggp: fatal: term store full\n");
-                abort();
-            }
             ts->chunks[ts->n_chunks++] = xmalloc(TS_CHUNK_WORDS * sizeof(uint32_t));
             ts->top = 0;
         }

@@ -24,6 +24,9 @@ typedef uint32_t tid_t; /* 0 is "no term" */
 #define TS_CHUNK_BITS 20
 #define TS_CHUNK_WORDS (1u << TS_CHUNK_BITS)
 #define TS_MAX_CHUNKS 4095
+/* Widest term: validation refuses wider function terms (GDL_MAX_ARITY). */
+#define TS_MAX_ARITY 65535
+_Static_assert(2 + TS_MAX_ARITY <= TS_CHUNK_WORDS, "a term fits in a chunk");
 
 typedef struct term_store {
     uint32_t *chunks[TS_MAX_CHUNKS]; /* heap; chunks never move */
@@ -31,13 +34,19 @@ typedef struct term_store {
     uint32_t top;    /* next free word in the last chunk */
     uint32_t *slots; /* open addressing table of term ids (0 = empty) */
     uint32_t n_slots, n_terms;
+    uint32_t max_chunks; /* TS_MAX_CHUNKS; smaller in tests */
+    bool full;           /* an intern failed: store full or term too wide */
     pthread_mutex_t lock;
 } term_store_t;
 
 term_store_t *ts_new(void);
 void ts_free(term_store_t *ts);
 
-/* Intern a term (arity 0 for a constant). */
+/* Intern a term (arity 0 for a constant). Returns 0, and sets full for
+ * good, when the store is full (TS_MAX_CHUNKS chunks: 16 GiB of terms) or
+ * the term has more than TS_MAX_ARITY arguments: the evaluator then stops
+ * as past its budget and the engine says why (never an abort: the terms
+ * come from rules sent by a game manager). */
 tid_t ts_intern(term_store_t *ts, sym_t functor, uint32_t arity, const tid_t *args);
 /* The id of a term if it was interned, else 0 (never creates). */
 tid_t ts_lookup(term_store_t *ts, sym_t functor, uint32_t arity, const tid_t *args);

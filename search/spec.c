@@ -76,6 +76,13 @@ static bool ap_grave(const variant_t *v) { return v->sel == SEL_GRAVE; }
 static bool ap_grave_two(const variant_t *v) { return v->sel == SEL_GRAVE && v->tree == TREE_TWO; }
 static bool ap_tree(const variant_t *v) { return v->sel == SEL_UCT || v->sel == SEL_GRAVE; }
 static bool ap_match(const variant_t *v) { return v->match; }
+/* Workers: root parallelism for one unbounded tree, a shared tree for the
+ * match player; not a key of the others (root parallelism would split
+ * their node budget N). */
+static bool ap_threads(const variant_t *v)
+{
+    return v->sel != SEL_NONE && v->tree == TREE_SINGLE && (!v->recycle || v->match);
+}
 
 typedef struct key_def {
     const char *name;
@@ -108,8 +115,8 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_SECONDS] = {"seconds", KT_REAL, 0.001, 86400, "",
                    "time budget per move instead of playouts (anytime; checked between playouts)", ap_search},
     [K_SEED] = {"seed", KT_INT, 0, 18446744073709551615.0, "0", "random seed (same seed and budget, same move)", ap_all},
-    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "workers: root-parallel for uct, grave, mc (playouts shared out); one shared tree for compete",
-                   ap_search},
+    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "workers: root-parallel for mc, uct, grave (playouts shared out); one shared tree for compete",
+                   ap_threads},
     [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_grave},
     [K_CHECK] = {"check", KT_ONOFF, 0, 1, "off", "verify the LRU invariants after every iteration (debugging)", ap_search},
     [K_SOLVER] = {"solver", KT_ONOFF, 0, 1, "on", "MCTS solver: exact values of proven nodes, a proven win at once",
@@ -288,11 +295,6 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
         if (!(s->set & (1u << K_PTOP))) s->ptop = v->recycle ? 2ull * nt : nt;
         if (!(s->set & (1u << K_PSEC))) s->psec = ns;
     }
-    if (s->threads > 1 && !(v->tree == TREE_SINGLE && (!v->recycle || v->match))) {
-        fail(err, elen, "%s: threads must be 1 (root parallelism would split the node budget N; use uct, grave or mc)",
-             v->name);
-        return false;
-    }
     if (v->match && s->threads > NODE_MAX_FLIGHTS) {
         fail(err, elen, "%s: threads must be at most %d (one shared tree)", v->name, NODE_MAX_FLIGHTS);
         return false;
@@ -451,7 +453,7 @@ void search_players_help(FILE *out)
             if (kd->applies(&search_variants[j])) fprintf(out, " %s", search_variants[j].name);
         fputc('\n', out);
     }
-    fputs("\nBudgets (grave-spec section 1): uct/grave/mc run P playouts; uctr/graver keep at most\n"
+    fputs("\nBudgets (docs/players.md has examples): uct/grave/mc run P playouts; uctr/graver keep at most\n"
           "N nodes and recycle the least recently used leaf; uct2/grave2 split N into\n"
           "N_top = N - round(lambda*N) and N_sec = round(lambda*N) and run N_top x N_sec playouts;\n"
           "uctr2/graver2 run ptop x psec playouts within the same N. seconds=S replaces the playout\n"

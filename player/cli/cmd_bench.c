@@ -271,7 +271,8 @@ int cmd_bench(int argc, char **argv)
     }
     free(w);
     if (stuck) fprintf(stderr, "ggp bench: note: a playout met a state where a role has no legal move (a defect of the rules)\n");
-    if (capped) fprintf(stderr, "ggp bench: note: %llu playouts were cut at %d plies\n", (unsigned long long)capped, BENCH_MAX_PLIES);
+    if (capped) fprintf(stderr, "ggp bench: note: %llu playout%s cut at %d plies\n", (unsigned long long)capped,
+                        capped == 1 ? " was" : "s were", BENCH_MAX_PLIES);
     const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
     int name_len = (int)strlen(name);
     if (name_len > 4 && !strcmp(name + name_len - 4, ".kif")) name_len -= 4;

@@ -22,7 +22,7 @@
 static const char match_help[] =
     "usage: ggp match FILE.kif --startclock S --playclock P [--out match.json]\n"
     "                 [--grace-ms G] [--connect-ms C] [--seed N] [--max-steps N]\n"
-    "                 [--verbose] URL...\n"
+    "                 [--verbose] [--quiet] URL...\n"
     "\n"
     "Run one match of the game in FILE.kif between GGP players reached over HTTP,\n"
     "one URL per role in the order of the role facts (e.g. http://127.0.0.1:9147/).\n"
@@ -41,10 +41,13 @@ static const char match_help[] =
     "  --seed N         seed of the substitute moves (default 1)\n"
     "  --max-steps N    abort a game longer than this (default 100000)\n"
     "  --verbose        one line per request on stderr (time, reply, error)\n"
+    "  --quiet          no line per step\n"
     "\n"
-    "The last line of output is 'goals ROLE=V ...' for a completed match, or\n"
-    "'aborted: REASON' when a defect of the rules or a missing player stopped\n"
-    "it. stderr gets one line per player: 'errors: URL: 3 TO, 1 CE' (or none).\n"
+    "Prints a line per step as it is played, 'step N: ROLE=MOVE ...' (a move\n"
+    "that replaced a bad reply is followed by [TO], [CE] or [IL]). The last line\n"
+    "is 'goals ROLE=V ...' for a completed match, or 'aborted: REASON' when a\n"
+    "defect of the rules or a missing player stopped it. stderr gets one line per\n"
+    "player: 'errors: URL: 3 TO, 1 CE' (or none).\n"
     "\n"
     "exit status: 0 match completed, 1 invalid rules or match aborted,\n"
     "             2 usage or I/O error\n";
@@ -97,15 +100,51 @@ static char *make_match_id(const char *path)
     return id;
 }
 
-/* Where the record goes (--out), rewritten whole after every step. */
+/* After every step: a line "step N: role=move ..." (unless --quiet), and
+ * the record (--out) rewritten whole. */
 typedef struct record_sink {
     const char *path;
     bool failed; /* reported once; the match goes on, the exit status is 2 */
+    const game_t *g;
+    FILE *steps;    /* stdout, or NULL with --quiet */
+    size_t printed; /* steps printed so far */
 } record_sink_t;
 
-static void save_record(const match_record_t *rec, void *arg)
+/* A recorded move "( mark 1 1 )" as the rules write it: "(mark 1 1)". */
+static void print_move(const char *m, FILE *out)
+{
+    for (const char *p = m; *p; p++) {
+        if ((p[0] == '(' && p[1] == ' ') || (p[0] == ' ' && p[1] == ')')) {
+            fputc(p[0] == '(' ? '(' : ')', out);
+            p++;
+        } else {
+            fputc(*p, out);
+        }
+    }
+}
+
+static void print_steps(record_sink_t *k, const match_record_t *rec)
+{
+    uint32_t nr = rec->n_roles;
+    for (; k->printed + 1 < rec->n_states; k->printed++) {
+        size_t s = k->printed;
+        fprintf(k->steps, "step %zu:", s + 1);
+        for (uint32_t r = 0; r < nr; r++) {
+            fprintf(k->steps, " %s=", game_role_name(k->g, r));
+            print_move(rec->moves[s * nr + r], k->steps);
+            const char *e = rec->errors[(s + 1) * nr + r];
+            if (*e) fprintf(k->steps, " [%.2s]", e); /* TO, CE or IL: the move is a substitute */
+        }
+        fputc('\n', k->steps);
+    }
+    fflush(k->steps);
+}
+
+static void on_record(const match_record_t *rec, void *arg)
 {
     record_sink_t *k = arg;
+    if (k->steps) print_steps(k, rec);
+    if (!k->path) return;
     out_file_t o;
     if (k->failed) return;
     if (!out_file_open(&o, "match", k->path)) {
@@ -140,7 +179,7 @@ int cmd_match(int argc, char **argv)
 {
     const char *file = NULL, *out_path = NULL;
     uint64_t start = 0, play = 0, grace = 1000, connect = 5000, seed = 1, max_steps = 100000;
-    bool have_start = false, have_play = false, verbose = false;
+    bool have_start = false, have_play = false, verbose = false, quiet = false;
     char **urls = xcalloc((size_t)argc, sizeof *urls);
     uint32_t n_urls = 0;
     int rc = EXIT_USAGE;
@@ -153,6 +192,10 @@ int cmd_match(int argc, char **argv)
         }
         if (!strcmp(a, "--verbose")) {
             verbose = true;
+            continue;
+        }
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = true;
             continue;
         }
         if (a[0] != '-') {
@@ -190,7 +233,7 @@ int cmd_match(int argc, char **argv)
     if (!g) goto out;
     uint32_t nr = game_num_roles(g);
     char *rules = NULL;
-    record_sink_t sink = {.path = out_path};
+    record_sink_t sink = {.path = out_path, .g = g, .steps = quiet ? NULL : stdout};
     if (nr != n_urls) {
         fprintf(stderr, "ggp match: %s has %u role%s (", file, nr, nr == 1 ? "" : "s");
         for (uint32_t r = 0; r < nr; r++) fprintf(stderr, "%s%s", r ? " " : "", game_role_name(g, r));
@@ -223,14 +266,14 @@ int cmd_match(int argc, char **argv)
                           .seed = seed,
                           .max_steps = (uint32_t)max_steps,
                           .verbose = verbose ? stderr : NULL,
-                          .on_record = out_path ? save_record : NULL,
+                          .on_record = on_record,
                           .on_record_arg = &sink};
     match_record_t rec;
     bool completed = manager_run(&cfg, g, &rec);
     http_client_cleanup();
     rc = sink.failed ? EXIT_USAGE : completed ? EXIT_OK : EXIT_FAIL;
     print_error_summary(&rec, urls, stderr);
-    printf("match %s: %zu steps\n", id, rec.n_states - 1);
+    printf("match %s: %zu step%s\n", id, rec.n_states - 1, rec.n_states - 1 == 1 ? "" : "s");
     printf("errors");
     for (uint32_t r = 0; r < nr; r++) {
         unsigned bad = 0;

@@ -182,9 +182,9 @@ int cmd_perft(int argc, char **argv)
         total += p.paths[i];
     }
     if (p.stuck)
-        printf("note: %llu non-terminal states where a role has no legal move (a defect of the rules) were not expanded\n",
-               (unsigned long long)p.stuck);
-    printf("time: %.1f ms, %llu nodes (%.0f nodes/s)\n", ms, (unsigned long long)total,
+        printf("note: %llu non-terminal state%s where a role has no legal move (a defect of the rules) %s not expanded\n",
+               (unsigned long long)p.stuck, p.stuck == 1 ? "" : "s", p.stuck == 1 ? "was" : "were");
+    printf("time: %.1f ms, %llu node%s (%.0f nodes/s)\n", ms, (unsigned long long)total, total == 1 ? "" : "s",
            ms > 0 ? (double)total / ms * 1e3 : 0.0);
 
     for (uint32_t i = 0; i <= D; i++) {

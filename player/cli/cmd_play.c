@@ -19,8 +19,10 @@ static const char play_help[] =
     "seed= key, so a game replays exactly with the same options.\n"
     "\n"
     "Prints each joint move ('step N: role=move ...', moves as the rules spell them),\n"
-    "the final state (with a grid when the state has (cell X Y MARK) fluents) and a\n"
-    "last line 'goals ROLE=V ...'.\n"
+    "the final state and a last line 'goals ROLE=V ...'. A state with (cell X Y ...)\n"
+    "fluents is also drawn as a board: X the column, Y the row, labelled on top and\n"
+    "on the left, every column and row of the board (empty ones as '.'), the rest\n"
+    "of a cell's arguments as its content ('white rook').\n"
     "\n"
     "  --player SPEC   the searcher of the next role\n"
     "  --seed S        game seed (default 1)\n"
@@ -69,10 +71,12 @@ int cmd_play(int argc, char **argv)
             file = a;
         }
     }
-    if (!file || np == 0) {
-        fputs(play_help, stderr);
+    if (!file) {
+        fprintf(stderr, "ggp play: no rule file given\n%s", play_help);
         return EXIT_USAGE;
     }
+    /* Without --player the game is loaded anyway: the message names its
+     * roles, which is what is missing. */
     search_spec_t *specs[64] = {0};
     int rc = EXIT_OK;
     for (uint32_t i = 0; i < np; i++) {
@@ -88,7 +92,13 @@ int cmd_play(int argc, char **argv)
     if (g && game_num_roles(g) != np) {
         fprintf(stderr, "ggp play: %s has %u role%s (", file, game_num_roles(g), game_num_roles(g) == 1 ? "" : "s");
         for (uint32_t r = 0; r < game_num_roles(g); r++) fprintf(stderr, "%s%s", r ? ", " : "", game_role_name(g, r));
-        fprintf(stderr, ") but %u --player option%s were given\n", np, np == 1 ? "" : "s");
+        if (np == 0) fprintf(stderr, ") but no --player option was given: one per role, in this order\n");
+        else
+            fprintf(stderr, ") but %u --player option%s given: one per role, in this order\n", np,
+                    np == 1 ? " was" : "s were");
+        fprintf(stderr, "  e.g. ggp play %s", file);
+        for (uint32_t r = 0; r < game_num_roles(g); r++) fputs(r ? " --player uct" : " --player grave", stderr);
+        fputs("   (searchers: ggp players)\n", stderr);
         rc = EXIT_USAGE;
     } else if (g) {
         local_game_t res;

@@ -128,7 +128,8 @@ int cmd_trace(int argc, char **argv)
         if (stuck || k >= max_steps) {
             fputs(")\n", out);
             if (!stuck && !opts.quiet)
-                fprintf(stderr, "ggp trace: stopped after %llu steps (--max-steps)\n", (unsigned long long)k);
+                fprintf(stderr, "ggp trace: stopped after %llu step%s (--max-steps)\n", (unsigned long long)k,
+                        k == 1 ? "" : "s");
             break;
         }
         for (uint32_t r = 0; r < nr; r++) {

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <string.h>
 
@@ -147,14 +149,75 @@ bool cli_rules_open(const char *cmd, const char *path, loaded_t *l, int *rc)
     return true;
 }
 
+/* A compile that takes longer than LOAD_NOTICE_MS says so on stderr, once
+ * then every LOAD_NOTICE_EVERY_MS, each a whole line (no '\r': stderr may
+ * be a log), and when it ends. */
+#define LOAD_NOTICE_MS 2000
+#define LOAD_NOTICE_EVERY_MS 10000
+
+typedef struct load_watch {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done, said;
+    const char *cmd, *path, *what;
+    uint64_t t0;
+} load_watch_t;
+
+static void *load_watch_main(void *arg)
+{
+    load_watch_t *w = arg;
+    pthread_mutex_lock(&w->mu);
+    uint64_t wait_ms = LOAD_NOTICE_MS;
+    while (!w->done) {
+        uint64_t at = w->t0 + wait_ms * 1000000ull;
+        struct timespec ts = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
+        if (pthread_cond_timedwait(&w->cv, &w->mu, &ts) == ETIMEDOUT && !w->done) {
+            fprintf(stderr, "ggp %s: loading %s: %s (%.1f s)\n", w->cmd, w->path, w->what,
+                    (double)(clock_now_ns() - w->t0) / 1e9);
+            fflush(stderr);
+            w->said = true;
+            wait_ms += LOAD_NOTICE_EVERY_MS;
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
 game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
 {
     static const char *engines[] = {"auto", "propnet", "rules"};
+    static const char *doing[] = {"grounding the rules (the rules engine takes over past the grounding budget)",
+                                  "grounding the rules into a propositional network",
+                                  "computing the static relations of the rules"};
     if (!cli_rules_open(cmd, path, l, rc)) return NULL;
     diag_t d;
     diag_init(&d, stderr);
     d.max_errors = 20;
+    load_watch_t w = {.cmd = cmd, .path = path, .what = doing[opts->engine], .t0 = clock_now_ns()};
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_t th;
+    bool watching = pthread_create(&th, NULL, load_watch_main, &w) == 0;
     game_t *g = game_compile(l->prog, opts, &d);
+    if (watching) {
+        pthread_mutex_lock(&w.mu);
+        w.done = true;
+        pthread_cond_signal(&w.cv);
+        pthread_mutex_unlock(&w.mu);
+        pthread_join(th, NULL);
+    }
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.mu);
+    if (w.said) {
+        game_stats_t st;
+        if (g) game_get_stats(g, &st);
+        fprintf(stderr, "ggp %s: loading %s: %s after %.1f s%s%s\n", cmd, path, g ? "done" : "failed",
+                (double)(clock_now_ns() - w.t0) / 1e9, g ? ", engine " : "", g ? st.engine : "");
+    }
     if (!g) {
         fprintf(stderr, "ggp %s: %s: the game does not compile with engine %s\n", cmd, path, engines[opts->engine]);
         loaded_free(l);

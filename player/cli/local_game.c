@@ -108,9 +108,19 @@ done:
 
 /* ---- board print ---------------------------------------------------------- */
 
+/* A fluent (cell X Y C...) with atomic X and Y: X is the column and Y the
+ * row, as in tic-tac-toe, connect four (cell column height piece) and chess
+ * (cell file rank piece, or (cell file rank color piece)). The content is
+ * the remaining atomic arguments joined by spaces ("white rook"), or "*"
+ * when there are none (a lit cell of lights out). */
 typedef struct cell {
-    char x[32], y[32], m[32];
+    char x[32], y[32], m[64];
 } cell_t;
+
+typedef struct labels {
+    const char **l;
+    size_t n, cap;
+} labels_t;
 
 static int cmp_label(const void *a, const void *b)
 {
@@ -121,21 +131,15 @@ static int cmp_label(const void *a, const void *b)
     return strcmp(s, t);
 }
 
-/* Distinct labels (x or y, chosen by off) of the cells, sorted. */
-static size_t labels(const cell_t *c, size_t n, size_t off, const char **out)
+static void label_add(labels_t *ls, const char *l)
 {
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *l = (const char *)&c[i] + off;
-        size_t j = 0;
-        while (j < m && strcmp(out[j], l)) j++;
-        if (j == m) out[m++] = l;
-    }
-    qsort(out, m, sizeof *out, cmp_label);
-    return m;
+    for (size_t j = 0; j < ls->n; j++)
+        if (!strcmp(ls->l[j], l)) return;
+    XVEC_RESERVE(&ls->l, &ls->cap, ls->n + 1);
+    ls->l[ls->n++] = l;
 }
 
-/* Read "(cell A B C)" forms with three atomic arguments from printed text. */
+/* Read the (cell X Y C...) forms of printed fluents. */
 static size_t scan_cells(const char *text, cell_t **out)
 {
     size_t n = 0, cap = 0;
@@ -144,99 +148,142 @@ static size_t scan_cells(const char *text, cell_t **out)
         const char *q = p + 1;
         if (strncasecmp(q, "cell ", 5)) continue;
         q += 5;
-        char tok[3][32];
+        cell_t c = {0};
         int nt = 0;
         bool atomic = true;
-        while (*q && *q != ')' && nt <= 3) {
+        size_t used = 0;
+        while (*q && *q != ')') {
             while (*q == ' ') q++;
-            if (*q == '(' ) { atomic = false; break; }
+            if (*q == '(') {
+                atomic = false;
+                break;
+            }
             size_t len = strcspn(q, " ()");
             if (!len) break;
-            if (nt < 3) snprintf(tok[nt], sizeof tok[nt], "%.*s", (int)(len < 31 ? len : 31), q);
+            int l = (int)(len < 31 ? len : 31);
+            if (nt == 0) snprintf(c.x, sizeof c.x, "%.*s", l, q);
+            else if (nt == 1) snprintf(c.y, sizeof c.y, "%.*s", l, q);
+            else if (used + 1 < sizeof c.m) {
+                int w = snprintf(c.m + used, sizeof c.m - used, "%s%.*s", used ? " " : "", l, q);
+                used = w < 0 ? used : used + (size_t)w < sizeof c.m ? used + (size_t)w : sizeof c.m - 1;
+            }
             nt++;
             q += len;
         }
-        if (!atomic || nt != 3 || *q != ')') continue;
+        if (!atomic || nt < 2 || *q != ')') continue;
+        if (nt == 2) snprintf(c.m, sizeof c.m, "*");
         XVEC_RESERVE(&cells, &cap, n + 1);
-        memcpy(cells[n].x, tok[0], 32);
-        memcpy(cells[n].y, tok[1], 32);
-        memcpy(cells[n].m, tok[2], 32);
-        n++;
+        cells[n++] = c;
     }
     *out = cells;
     return n;
 }
 
-/* When every label is a number from 1 to 64 (board coordinates), replace
- * them by "1" .. the largest (l has room for 64), written into *buf (freed
- * by the caller); returns the label count. Otherwise leaves them and *buf NULL. */
-static size_t numeric_range(const char **l, size_t n, char **buf)
+/* Sort labels; a board's coordinates are completed to a range, so that a
+ * column or row that no fluent names (empty) is drawn too: numbers from 1
+ * (or 0 when 0 is used) to the largest, up to 64; single letters from a to
+ * the largest. names holds the texts of the completed labels. */
+enum { LABELS_TEXT, LABELS_NUMBERS, LABELS_LETTERS };
+static int complete_labels(labels_t *ls, char names[65][4])
 {
-    long hi = 0;
-    for (size_t i = 0; i < n; i++) {
+    bool num = ls->n > 0, let = ls->n > 0;
+    long lo = 1, hi = 0;
+    char base = 0;
+    int top = 0;
+    for (size_t i = 0; i < ls->n; i++) {
+        const char *l = ls->l[i];
         char *e;
-        long v = strtol(l[i], &e, 10);
-        if (!*l[i] || *e || v < 1 || v > 64) return n;
-        if (v > hi) hi = v;
+        long v = strtol(l, &e, 10);
+        if (!*l || *e || v < 0 || v > 64) num = false;
+        else if (v > hi) hi = v;
+        if (*l && !*e && v == 0) lo = 0;
+        char b = l[0] >= 'a' && l[0] <= 'z' ? 'a' : l[0] >= 'A' && l[0] <= 'Z' ? 'A' : 0;
+        if (!b || l[1] || (base && b != base)) {
+            let = false;
+        } else {
+            base = b;
+            if (l[0] - b + 1 > top) top = l[0] - b + 1;
+        }
     }
-    *buf = xcalloc((size_t)hi, 3);
-    for (long v = 1; v <= hi; v++) {
-        char *d = *buf + (v - 1) * 3; /* v <= 64: two digits at most */
-        l[v - 1] = d;
-        if (v >= 10) *d++ = (char)('0' + v / 10);
-        *d++ = (char)('0' + v % 10);
-        *d = '\0';
+    if (num || let) {
+        ls->n = 0;
+        for (long v = num ? lo : 0; v <= (num ? hi : top - 1); v++) {
+            if (num) snprintf(names[v], 4, "%ld", v);
+            else names[v][0] = (char)(base + v), names[v][1] = '\0';
+            label_add(ls, names[v]);
+        }
+        return num ? LABELS_NUMBERS : LABELS_LETTERS;
     }
-    return (size_t)hi;
+    qsort(ls->l, ls->n, sizeof *ls->l, cmp_label);
+    return LABELS_TEXT;
 }
 
-void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
+static char *state_text(const game_t *g, const game_state_t *s)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
     game_state_print(g, s, mem, false);
     fclose(mem);
-    fprintf(out, "state: %s\n", buf);
-    cell_t *cells;
-    size_t n = scan_cells(buf, &cells);
-    if (n >= 2) {
-        /* room for every cell's labels, or for a completed range (up to 64) */
-        size_t room = n > 64 ? n : 64;
-        const char **xs = xcalloc(room, sizeof *xs), **ys = xcalloc(room, sizeof *ys);
-        size_t nx = labels(cells, n, offsetof(cell_t, x), xs), ny = labels(cells, n, offsetof(cell_t, y), ys);
-        int w = 1;
-        for (size_t i = 0; i < n; i++) {
-            int l = (int)strlen(cells[i].m);
-            if (l > w) w = l;
-        }
-        /* (cell X Y MARK): X is the column and Y the row, as in connect four
-         * (cell column height) and chess (cell file rank); numeric rows are
-         * printed from the highest down, so that row 1 is at the bottom. A
-         * state holds only some cells (empty ones are often absent): numeric
-         * labels are completed to the range from 1 to the largest. */
-        char *xr = NULL, *yr = NULL;
-        nx = numeric_range(xs, nx, &xr);
-        ny = numeric_range(ys, ny, &yr);
-        bool numeric = yr != NULL;
-        for (size_t k = 0; k < ny; k++) {
-            const char *y = ys[numeric ? ny - 1 - k : k];
-            fputs("  ", out);
-            for (size_t i = 0; i < nx; i++) {
+    return buf;
+}
+
+/* The grid of s's cells, on the board that every fluent the game can hold
+ * (game_all_fluents) or else its initial and this state span: column
+ * labels on top, row labels on the left (numeric rows from the highest
+ * down, so that row 1 is at the bottom), "." for a cell s does not hold. */
+static void print_board(const game_t *g, const game_state_t *s, const char *text, FILE *out)
+{
+    cell_t *cells, *extent;
+    size_t n = scan_cells(text, &cells);
+    game_state_t *span = game_state_new(g);
+    if (!game_all_fluents(g, span)) {
+        game_ctx_t *c = game_ctx_new(g);
+        game_initial(c, span);
+        game_ctx_free(c);
+    }
+    char *span_text = state_text(g, span);
+    size_t ne = scan_cells(span_text, &extent);
+    labels_t xs = {0}, ys = {0};
+    for (size_t i = 0; i < ne; i++) label_add(&xs, extent[i].x), label_add(&ys, extent[i].y);
+    for (size_t i = 0; i < n; i++) label_add(&xs, cells[i].x), label_add(&ys, cells[i].y);
+    char xnames[65][4], ynames[65][4];
+    complete_labels(&xs, xnames);
+    bool numeric_rows = complete_labels(&ys, ynames) == LABELS_NUMBERS;
+    if (n >= 1 && xs.n * ys.n >= 2) {
+        int w = 1, rw = 1;
+        for (size_t i = 0; i < n; i++) w = (int)strlen(cells[i].m) > w ? (int)strlen(cells[i].m) : w;
+        for (size_t i = 0; i < xs.n; i++) w = (int)strlen(xs.l[i]) > w ? (int)strlen(xs.l[i]) : w;
+        for (size_t i = 0; i < ys.n; i++) rw = (int)strlen(ys.l[i]) > rw ? (int)strlen(ys.l[i]) : rw;
+        fprintf(out, "  %*s ", rw, "");
+        for (size_t i = 0; i < xs.n; i++)
+            fprintf(out, i + 1 < xs.n ? "%-*s " : "%.*s\n", i + 1 < xs.n ? w : (int)strlen(xs.l[i]), xs.l[i]);
+        for (size_t k = 0; k < ys.n; k++) {
+            const char *y = ys.l[numeric_rows ? ys.n - 1 - k : k];
+            fprintf(out, "  %*s ", rw, y);
+            for (size_t i = 0; i < xs.n; i++) {
                 const char *m = ".";
                 for (size_t c = 0; c < n; c++)
-                    if (!strcmp(cells[c].x, xs[i]) && !strcmp(cells[c].y, y)) m = cells[c].m;
-                fprintf(out, "%s%-*s", i ? " " : "", w, m);
+                    if (!strcmp(cells[c].x, xs.l[i]) && !strcmp(cells[c].y, y)) m = cells[c].m;
+                if (i + 1 < xs.n) fprintf(out, "%-*s ", w, m);
+                else fprintf(out, "%s\n", m);
             }
-            fputc('\n', out);
         }
-        free(xs);
-        free(ys);
-        free(xr);
-        free(yr);
     }
+    free(xs.l);
+    free(ys.l);
+    free(extent);
+    free(span_text);
+    game_state_free(span);
     free(cells);
-    free(buf);
+}
+
+void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
+{
+    char *text = state_text(g, s);
+    fprintf(out, "state: %s\n", text);
+    print_board(g, s, text, out);
+    free(text);
 }
 
 /* ---- loading ---------------------------------------------------------------- */

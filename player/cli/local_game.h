@@ -48,8 +48,10 @@ uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t 
 void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, FILE *out, bool verbose,
                      seat_totals_t *totals, local_game_t *res);
 
-/* Print a state as `game_state_print` does, then, if it has (cell X Y M)
- * fluents, a grid of M with X as rows and Y as columns. */
+/* Print a state as `game_state_print` does, then, if it has (cell X Y C...)
+ * fluents, a grid of their contents C with X as columns and Y as rows,
+ * labelled on top and on the left, over the whole board (every column and
+ * row the game can use, empty ones too). */
 void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
 
 /* Load, validate and compile a rule file (diagnostics on stderr). Returns

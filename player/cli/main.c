@@ -5,6 +5,7 @@
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/cli/outfile.h"
+#include "player/cli/version.h"
 
 static void usage(FILE *out)
 {
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        puts("ggp 0.1.0");
+        puts("ggp " GGP_VERSION);
         return EXIT_OK;
     }
     for (const command_t *c = ggp_commands; c->name; c++) {

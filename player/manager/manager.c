@@ -385,7 +385,8 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
     size_t step = 0;
     while (!rec->aborted && !game_is_terminal(ctx)) {
         if (step >= cfg->max_steps) {
-            abort_match(rec, xasprintf("the game did not end within %u steps", cfg->max_steps));
+            abort_match(rec, xasprintf("the game did not end within %u step%s", cfg->max_steps,
+                                             cfg->max_steps == 1 ? "" : "s"));
             break;
         }
         /* Substitutes drawn in advance (GGP-Base PlayRequestThread). */

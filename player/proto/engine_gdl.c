@@ -124,7 +124,8 @@ static void take_propnet(engine_match_t *m, FILE *log)
     m->old = xreallocarray(m->old, m->n_old + 1, sizeof *m->old);
     m->old[m->n_old++] = m->cur;
     m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->cfg->spec)};
-    if (log) fprintf(log, "ggp serve: switched to the propositional network after %u steps\n", m->n_history / m->n_roles);
+    if (log) fprintf(log, "ggp serve: switched to the propositional network after %u step%s\n", m->n_history / m->n_roles,
+                     m->n_history / m->n_roles == 1 ? "" : "s");
 }
 
 /* Copy the diagnostics to the log and keep the first error as the reason. */
@@ -232,7 +233,8 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
 static bool gdl_apply(engine_match_t *m, char *const *moves, uint32_t n, char *err, size_t err_len)
 {
     if (n != m->n_roles) {
-        snprintf(err, err_len, "%u moves for %u roles", n, m->n_roles);
+        snprintf(err, err_len, "%u move%s for %u role%s", n, n == 1 ? "" : "s", m->n_roles,
+                 m->n_roles == 1 ? "" : "s");
         return false;
     }
     for (uint32_t r = 0; r < n; r++) {

@@ -517,6 +517,12 @@ static void test_play_board(void **state)
     /* the last grid line: the one ending just before "goals" */
     char *last = goals - 1;
     while (last > grid && last[-1] != '\n') last--;
+    /* the row label first: row 1 at the bottom */
+    char label[8];
+    int skip = 0;
+    assert_int_equal(sscanf(last, " %7s%n", label, &skip), 1);
+    assert_string_equal(label, "1");
+    last += skip;
     for (int x = 1; x <= 7; x++) {
         char want[16] = ".", tok[16] = "";
         char *pat = xasprintf("(cell %d 1 ", x), *at = strstr(st, pat);
@@ -605,6 +611,34 @@ static void test_stdout_write_errors(void **state)
     }
 }
 
+/* `ggp play` with too few or no --player options says what is missing,
+ * in the right number: the roles, in order, and an example. */
+static void test_play_names_the_missing_players(void **state)
+{
+    (void)state;
+    const struct {
+        const char *opts, *want;
+    } cases[] = {
+        {"", "has 2 roles (xplayer, oplayer) but no --player option was given: one per role, in this order"},
+        {"--player random", "has 2 roles (xplayer, oplayer) but 1 --player option was given"},
+        {"--player random --player random --player random", "but 3 --player options were given"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char cmd[1024], *out;
+        snprintf(cmd, sizeof cmd, "'%s' play '%s/games/tictactoe.kif' %s", GGP_BIN, GGP_SOURCE_DIR, cases[i].opts);
+        assert_int_equal(tu_run(cmd, &out), 2);
+        if (!strstr(out, cases[i].want)) fail_msg("'%s': no '%s' in:\n%s", cmd, cases[i].want, out);
+        assert_non_null(strstr(out, "e.g. ggp play "));
+        free(out);
+    }
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd, "'%s' play '%s/games/lightsout.kif' --player random --player random", GGP_BIN,
+             GGP_SOURCE_DIR);
+    assert_int_equal(tu_run(cmd, &out), 2);
+    assert_non_null(strstr(out, "has 1 role (player) but 2 --player options were given"));
+    free(out);
+}
+
 int main(void)
 {
     const char *s = tu_shared("games"); /* a static buffer: copy */
@@ -612,6 +646,7 @@ int main(void)
     s = tu_shared("traces");
     traces_dir = s ? strdup(s) : NULL;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_play_names_the_missing_players),
         cmocka_unit_test(test_replay_reference),
         cmocka_unit_test(test_replay_corrupted_legal),
         cmocka_unit_test(test_replay_corrupted_state),

@@ -129,11 +129,42 @@ static void test_refused_moves_are_not_replayed(void **state)
     fixture_close(&f);
 }
 
+/* Rules in a START are untrusted: a function term wider than the reasoner
+ * takes is refused with its location, not an abort of the player. */
+static void test_start_with_too_wide_a_term_is_refused(void **state)
+{
+    (void)state;
+    char err[512];
+    size_t n = GDL_MAX_ARITY + 1, cap = 2 * n + 512, len = 0;
+    char *body = xmalloc(cap);
+    len += (size_t)snprintf(body, cap, "(start m1 a ((role a) (init (p");
+    for (size_t i = 0; i < n; i++) body[len++] = ' ', body[len++] = 'x';
+    snprintf(body + len, cap - len, ")) (legal a noop) (<= terminal (true done)) (goal a 100)) 10 1)");
+    ggp_msg_t start;
+    if (!ggp_msg_parse(body, strlen(body), &start, err, sizeof err)) fail_msg("START does not parse: %s", err);
+    free(body);
+    search_spec_t *spec = search_spec_parse("uct:seconds=0.05", err, sizeof err);
+    gdl_engine_config_t cfg = {.spec = spec, .game_options = {.engine = ENGINE_AUTO}, .start_wait_ms = GDL_NO_WAIT};
+    engine_t e;
+    engine_gdl_init(&e, &cfg);
+    char *log_text = NULL;
+    size_t log_len = 0;
+    FILE *log = open_memstream(&log_text, &log_len);
+    assert_null(e.load(&cfg, &start, log, err, sizeof err));
+    fclose(log);
+    printf("err: %s\nlog: %.300s\n", err, log_text);
+    assert_non_null(strstr(log_text, "<message>:1:29: error: function 'p' has 65536 arguments: at most 65535 are supported"));
+    ggp_msg_free(&start);
+    free(log_text);
+    search_spec_free(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_auto_changes_to_the_propnet_at_a_play),
         cmocka_unit_test(test_refused_moves_are_not_replayed),
+        cmocka_unit_test(test_start_with_too_wide_a_term_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

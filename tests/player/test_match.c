@@ -144,6 +144,18 @@ static void test_full_match_between_two_players(void **state)
     }
     assert_true(completed);
     assert_true(ns >= 6 && ns <= 10); /* ticTacToe: 5 to 9 moves */
+    /* a line per step, as played: "step N: xplayer=MOVE oplayer=MOVE" */
+    for (int n = 1; n < ns; n++) {
+        char want[32];
+        snprintf(want, sizeof want, "step %d: ", n);
+        const char *line = strstr(out, want);
+        if (!line) fail_msg("no line '%s' in:\n%s", want, out);
+        assert_non_null(strstr(line, " xplayer="));
+        assert_null(strstr(line, "( "));
+    }
+    char beyond[32];
+    snprintf(beyond, sizeof beyond, "step %d: ", ns);
+    assert_null(strstr(out, beyond));
     char *json = tu_read_file(tmp_path("rec.json"));
     assert_non_null(strstr(json, "\"playerNamesFromHost\":[\"px\",\"po\"]"));
     free(json);
@@ -198,6 +210,11 @@ static void test_silent_and_garbage_players(void **state)
      * skipped it: ns - 1 IL entries. */
     assert_int_equal(il, ns - 1);
     assert_true(atomic_load(&silent.requests) >= ns + 1);
+    /* the step lines mark the substitutes */
+    const char *step1 = strstr(out, "step 1: xplayer=");
+    assert_non_null(step1);
+    assert_non_null(strstr(step1, " [TO] oplayer="));
+    assert_true(!strncmp(strchr(step1, '\n') - 5, " [IL]", 5));
     free(xe);
     free(oe);
     free(out);
@@ -410,7 +427,7 @@ static int fake_match(const char *game, fake_kind_t kx, fake_kind_t ko, char url
     fake_player_t x, o;
     assert_true(fake_start(&x, kx));
     assert_true(fake_start(&o, ko));
-    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100", x.url, o.url, out);
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100 --quiet", x.url, o.url, out);
     fake_stop(&x);
     fake_stop(&o);
     memcpy(urls[0], x.url, 64);
@@ -474,6 +491,7 @@ static void test_http_500_is_ce(void **state)
     if (!strstr(out, line)) fail_msg("no '%s' in:\n%s", line, out);
     snprintf(line, sizeof line, "errors: %s: %d IL\n", urls[0], ns - 1);
     if (!strstr(out, line)) fail_msg("no '%s' in:\n%s", line, out);
+    assert_null(strstr(out, "step 1:")); /* --quiet */
     free(oe);
     free(out);
 }

@@ -165,7 +165,10 @@ static void test_errors(void **state)
     expect_error("grave2:nodes=3,lambda=0.1", "leaves a level empty", NULL);
     expect_error("grave2:nodes=10,lambda=1", "leaves a level empty", NULL);
     expect_error("grave:playouts=100,seconds=1", "not both", NULL);
-    expect_error("graver:threads=2", "threads must be 1", NULL);
+    /* threads is a key where it means something: not of the node-budget
+     * searchers, whose budget N root parallelism would split */
+    expect_error("graver:threads=2", "inapplicable key 'threads' for graver", "seed");
+    expect_error("uct2:threads=1", "inapplicable key 'threads' for uct2", NULL);
     expect_error("random:playouts=5", "inapplicable key 'playouts'", "seed");
     expect_error("grave:seed=18446744073709551616", "bad value for seed", NULL);
     search_spec_t *s = parse("grave:seed=18446744073709551615");
