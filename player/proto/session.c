@@ -297,7 +297,11 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         const char *mv = NULL;
         char info[sizeof j->info] = "";
+        uint64_t t0 = clock_now_ns();
         if (!atomic_load(&j->stop)) mv = e->choose(j->m->em, j->snap, j->deadline, &j->stop, info, sizeof info);
+        /* Nobody replies with a ponder's result: log what it did (the
+         * match stays alive while the job holds it). */
+        if (j->ponder && *info) session_log(s, j->m->id, "ponder", 0, "", t0, info);
         pthread_mutex_lock(&s->mu);
         j->move = mv;
         memcpy(j->info, info, sizeof info);

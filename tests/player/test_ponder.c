@@ -13,23 +13,31 @@
 
 /* ---- pondering through the session ------------------------------------------------- */
 
-/* The tree's resident peak reported in a step's log note. */
-static uint64_t note_nodes(FILE *log, const char *step)
+/* A count in the last log line of kind that contains tag: the number
+ * before suffix (e.g. " playouts in", " nodes,"); UINT64_MAX if none. */
+static uint64_t log_count(FILE *log, const char *kind, const char *tag, const char *suffix)
 {
     fflush(log);
     rewind(log);
     char line[2048];
-    uint64_t kept = UINT64_MAX;
+    uint64_t n = UINT64_MAX;
     while (fgets(line, sizeof line, log)) {
-        const char *p = strstr(line, step);
+        if (!strstr(line, kind)) continue;
+        const char *p = strstr(line, tag);
         if (!p) continue;
-        const char *q = strstr(p, " nodes,");
+        const char *q = strstr(p, suffix);
         if (!q) continue;
-        while (q > p && q[-1] != ' ') q--;
-        kept = strtoull(q, NULL, 10);
+        while (q > p && q[-1] != ' ' && q[-1] != '"') q--;
+        n = strtoull(q, NULL, 10);
     }
-    return kept;
+    return n;
 }
+
+typedef struct ponder_seen {
+    uint64_t play_nodes;      /* the tree after the first PLAY's search */
+    uint64_t ponder_playouts; /* the ponder between the two PLAYs */
+    uint64_t ponder_nodes;    /* the tree when it was stopped */
+} ponder_seen_t;
 
 static void wait_ms(uint64_t ms)
 {
@@ -38,7 +46,7 @@ static void wait_ms(uint64_t ms)
     }
 }
 
-static uint64_t ponder_nodes(const char *kif_text, bool ponder)
+static ponder_seen_t ponder_run(const char *kif_text, bool ponder)
 {
     char err[256];
     search_spec_t *spec = search_spec_parse(ponder ? "compete:seconds=86400" : "compete:seconds=86400,ponder=off", err,
@@ -68,7 +76,11 @@ static uint64_t ponder_nodes(const char *kif_text, bool ponder)
     const char *play2 = "(play m1 ((drop 4) noop))";
     assert_int_equal(session_handle(s, play2, strlen(play2), clock_now_ns(), &reply), 200);
     free(reply);
-    uint64_t kept = note_nodes(log, "step 1:");
+    ponder_seen_t seen = {
+        .play_nodes = log_count(log, "kind=play", "step 0:", " nodes,"),
+        .ponder_playouts = log_count(log, "kind=ponder", "note=", " playouts in"),
+        .ponder_nodes = log_count(log, "kind=ponder", "note=", " nodes,"),
+    };
     const char *stop = "(abort m1)";
     assert_int_equal(session_handle(s, stop, strlen(stop), clock_now_ns(), &reply), 200);
     free(reply);
@@ -76,7 +88,7 @@ static uint64_t ponder_nodes(const char *kif_text, bool ponder)
     fclose(log);
     free(msg);
     search_spec_free(spec);
-    return kept;
+    return seen;
 }
 
 static void test_ponder_grows_tree(void **state)
@@ -98,13 +110,18 @@ static void test_ponder_grows_tree(void **state)
         if (*p == ';')
             while (*p && *p != '\n') *p++ = ' ';
     /* The first PLAY searches 0.2 s (1 s clock, 0.8 s margin); then 1 s
-     * pass before the second PLAY. Pondering adds that second of search (a
-     * node per playout) to the tree that the second PLAY reports. */
-    uint64_t off = ponder_nodes(text, false), on = ponder_nodes(text, true);
-    assert_true(off != UINT64_MAX && on != UINT64_MAX);
-    printf("note: tree nodes at the second PLAY: %llu without pondering, %llu with\n", (unsigned long long)off,
-           (unsigned long long)on);
-    assert_true(on > off + 1000);
+     * passes before the second PLAY. Pondering searches on through that
+     * second, on the tree the PLAY left (a node per playout): the log's
+     * ponder line says so. Without it there is no ponder line. (Which
+     * subtree the second PLAY keeps depends on the opponent's move, and
+     * its own search on the CPU it gets: neither is asserted.) */
+    ponder_seen_t off = ponder_run(text, false), on = ponder_run(text, true);
+    printf("note: pondering: %llu playouts, tree %llu -> %llu nodes\n", (unsigned long long)on.ponder_playouts,
+           (unsigned long long)on.play_nodes, (unsigned long long)on.ponder_nodes);
+    assert_true(off.play_nodes != UINT64_MAX && on.play_nodes != UINT64_MAX);
+    assert_true(off.ponder_playouts == UINT64_MAX);
+    assert_true(on.ponder_playouts != UINT64_MAX && on.ponder_playouts >= 1000);
+    assert_true(on.ponder_nodes > on.play_nodes + 1000);
 }
 
 int main(void)
