@@ -218,8 +218,13 @@ int cmd_serve(int argc, char **argv)
     int sig = 0;
     sigwait(&sigs, &sig);
     fprintf(log, "ggp serve: stopping on signal %d\n", sig);
+    fflush(log);
+    /* Promptly (issue 13 item 5): requests waiting for a search or a load
+     * are answered now, and a load still compiling is not waited for
+     * beyond a second. */
+    session_close(session);
     server_stop(sv);
-    session_free(session);
+    if (!session_free_within(session, 1000)) fprintf(log, "ggp serve: exiting while rules are still loading\n");
     search_spec_free(spec);
     if (log != stderr && !out_stream_check(log, "serve", log_path, true)) return EXIT_USAGE;
     return EXIT_OK;

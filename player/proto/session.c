@@ -101,6 +101,7 @@ struct session {
     job_t *pending, *running;
     step_t *queue, **queue_tail, *stepping;
     bool quit;
+    bool closing; /* session_close: answer at once, start no new work */
     pthread_t worker, stater;
     uint64_t n_matches;
     pthread_mutex_t log_mu;
@@ -267,7 +268,7 @@ static void *state_main(void *arg)
         s->queue = st->next;
         if (!s->queue) s->queue_tail = &s->queue;
         s->stepping = st;
-        match_t *dead = run_step(s, st);
+        match_t *dead = s->closing ? NULL : run_step(s, st);
         st->done = true;
         s->stepping = NULL;
         pthread_cond_broadcast(&s->cv);
@@ -326,7 +327,7 @@ static bool step_finished(const step_t *st) { return st->done && (!st->job || st
  * at_ns; false when it has passed or the session quits. */
 static bool wait_cv(session_t *s, uint64_t at_ns)
 {
-    if (s->quit || clock_now_ns() >= at_ns) return false;
+    if (s->quit || s->closing || clock_now_ns() >= at_ns) return false;
     struct timespec ts = {.tv_sec = (time_t)(at_ns / 1000000000ULL), .tv_nsec = (long)(at_ns % 1000000000ULL)};
     return pthread_cond_timedwait(&s->cv, &s->mu, &ts) != ETIMEDOUT;
 }
@@ -352,7 +353,7 @@ static void wait_until(session_t *s, const bool *flag, uint64_t at_ns)
  * abandoned. */
 static void post_ponder(session_t *s, match_t *m)
 {
-    if (!s->cfg.ponder || !m->em) return;
+    if (!s->cfg.ponder || !m->em || s->closing) return;
     step_t *st = post_step(s, m, 1);
     st->search = st->ponder = true;
 }
@@ -412,14 +413,39 @@ session_t *session_new(const session_config_t *cfg)
     return s;
 }
 
-void session_free(session_t *s)
+void session_close(session_t *s)
 {
-    if (!s) return;
-    const engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
-    /* A START's loader still running uses the session: let it end (the
-     * compile budgets bound it). So does the step being applied. */
-    while (s->loading || s->stepping) pthread_cond_wait(&s->cv, &s->mu);
+    s->closing = true;
+    match_t *dead = cancel_jobs(s);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    match_destroy(s->cfg.engine, dead);
+}
+
+bool session_free_within(session_t *s, uint64_t wait_ms)
+{
+    if (!s) return true;
+    const engine_t *e = s->cfg.engine;
+    uint64_t until = wait_ms == UINT64_MAX ? UINT64_MAX : clock_now_ns() + wait_ms * 1000000ULL;
+    pthread_mutex_lock(&s->mu);
+    /* A START's loader still running uses the session, and so does the
+     * step being applied: wait for them (the compile budgets bound them),
+     * or give up at the bound and leave the session to the process's
+     * exit. */
+    while (s->loading || s->stepping) {
+        if (until == UINT64_MAX) {
+            pthread_cond_wait(&s->cv, &s->mu);
+            continue;
+        }
+        struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL), .tv_nsec = (long)(until % 1000000000ULL)};
+        if (clock_now_ns() >= until || pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
+            if (s->loading || s->stepping) {
+                pthread_mutex_unlock(&s->mu);
+                return false;
+            }
+        }
+    }
     match_t *dead1 = cancel_jobs(s);
     s->quit = true;
     pthread_cond_broadcast(&s->cv);
@@ -440,7 +466,10 @@ void session_free(session_t *s)
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->log_mu);
     free(s);
+    return true;
 }
+
+void session_free(session_t *s) { session_free_within(s, UINT64_MAX); }
 
 /* A match whose manager has gone silent for long (s->mu held): no message
  * for twice the play clock plus 10 s, counted after the start clock while

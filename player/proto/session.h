@@ -33,6 +33,7 @@
 #ifndef GGP_PLAYER_PROTO_SESSION_H
 #define GGP_PLAYER_PROTO_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,8 +55,16 @@ typedef struct session_config {
 } session_config_t;
 
 session_t *session_new(const session_config_t *cfg);
-/* Stops the search thread and releases the match. */
+/* Stops the search thread and releases the match; waits for a START's
+ * rules still loading. */
 void session_free(session_t *s);
+/* Shutting down (ggp serve on a signal): every waiting request is answered
+ * at once and no new work starts... */
+void session_close(session_t *s);
+/* ... then session_free, unless a load or a move being applied is still
+ * running after wait_ms: then false, and the session is left to the
+ * process's exit (its threads still use it). */
+bool session_free_within(session_t *s, uint64_t wait_ms);
 
 /* Answer one request body whose first byte arrived at arrival_ns
  * (clock_now_ns()). Returns the HTTP status and a malloc'd reply text in

@@ -289,6 +289,28 @@ static void test_info_and_abort_while_searching(void **state)
     fx_free(f);
 }
 
+/* Shutting down (a signal to ggp serve): a PLAY waiting for its search
+ * is answered at once, with a legal move, and the session frees. */
+static void test_close_answers_waiting_requests(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    assert_string_equal(ask(f, "(start m1 red " RULES2 " 0 30)", 200), "ready");
+    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    pthread_t t;
+    pthread_create(&t, NULL, ask_thread, &a);
+    wait_searches(f, 1);
+    uint64_t t0 = clock_now_ns();
+    session_close(f->s);
+    pthread_join(t, NULL);
+    assert_int_equal(a.status, 200);
+    assert_true(legal_standin_move(a.reply));
+    assert_true(a.end_ns - t0 < 5000000000ULL); /* its clock had 29.5 s left */
+    assert_true(session_free_within(f->s, 5000));
+    f->s = NULL;
+    fx_free(f);
+}
+
 /* After a manager-side timeout the next PLAY can arrive while the old
  * search still runs: it must be stopped, and the new moves applied (§5.4). */
 static void test_newer_play_stops_stale_search(void **state)
@@ -382,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_slow_rules_reply_on_time),
         cmocka_unit_test(test_info_and_abort_while_searching),
+        cmocka_unit_test(test_close_answers_waiting_requests),
         cmocka_unit_test(test_newer_play_stops_stale_search),
         cmocka_unit_test(test_abandoned_match),
         cmocka_unit_test(test_one_log_line_per_request),
