@@ -267,15 +267,23 @@ static void wait_searches(fixture_t *f, int n)
     assert_true(atomic_load(&f->cfg.searches) >= n);
 }
 
+/* Start a match; its first PLAY then waits for its search on a thread of
+ * its own (*t: join it). */
+static void play_while_searching(fixture_t *f, const char *start, async_ask_t *a, pthread_t *t)
+{
+    assert_string_equal(ask(f, start, 200), "ready");
+    *a = (async_ask_t){.f = f, .msg = "(play m1 nil)"};
+    pthread_create(t, NULL, ask_thread, a);
+    wait_searches(f, 1);
+}
+
 static void test_info_and_abort_while_searching(void **state)
 {
     (void)state;
     fixture_t *f = fx_new(500, false, 0);
-    assert_string_equal(ask(f, "(start m1 red " RULES2 " 0 5)", 200), "ready");
-    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    async_ask_t a;
     pthread_t t;
-    pthread_create(&t, NULL, ask_thread, &a);
-    wait_searches(f, 1);
+    play_while_searching(f, "(start m1 red " RULES2 " 0 5)", &a, &t);
     /* The PLAY has 4.5 s; INFO is answered while it searches. */
     assert_string_equal(ask(f, "(info)", 200), "((name tester) (status busy))");
     assert_false(atomic_load(&a.finished));
@@ -295,11 +303,9 @@ static void test_close_answers_waiting_requests(void **state)
 {
     (void)state;
     fixture_t *f = fx_new(500, false, 0);
-    assert_string_equal(ask(f, "(start m1 red " RULES2 " 0 30)", 200), "ready");
-    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    async_ask_t a;
     pthread_t t;
-    pthread_create(&t, NULL, ask_thread, &a);
-    wait_searches(f, 1);
+    play_while_searching(f, "(start m1 red " RULES2 " 0 30)", &a, &t);
     uint64_t t0 = clock_now_ns();
     session_close(f->s);
     pthread_join(t, NULL);
