@@ -31,6 +31,8 @@ typedef struct game_vtbl {
     uint32_t (*num_moves)(const game_t *g, uint32_t role);
     const char *(*move_name)(const game_t *g, uint32_t role, move_id_t m, bool canonical);
     tid_t (*move_term)(const game_t *g, uint32_t role, move_id_t m);
+    uint32_t (*fluents)(const game_t *g, const game_state_t *s, uint32_t *out, uint32_t cap);
+    size_t (*fluent_text)(const game_t *g, uint32_t f, char *buf, size_t len);
 } game_vtbl_t;
 
 struct game {
