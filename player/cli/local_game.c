@@ -22,6 +22,13 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
             (unsigned long long)rep->bytes_per_node, (unsigned long long)rep->bytes_peak, rep->value, rep->seconds);
     if (rep->recycled) fprintf(out, " recycled=%llu", (unsigned long long)rep->recycled);
     if (rep->capped) fprintf(out, " capped=%llu", (unsigned long long)rep->capped);
+    bool any = false; /* playout=switch: how often each strategy was chosen (grave-spec §14.2) */
+    for (uint32_t i = 0; i < SEARCH_MAX_STRATEGIES && search_strategy_name(i); i++)
+        if (rep->strategy[i]) {
+            fprintf(out, "%s%s=%llu", any ? "," : " strategies:", search_strategy_name(i),
+                    (unsigned long long)rep->strategy[i]);
+            any = true;
+        }
     fputc('\n', out);
 }
 
@@ -35,6 +42,13 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
     if (k == 0 || k > 64) {
         snprintf(res->error, sizeof res->error, "cannot play a game with %u roles", k);
         return;
+    }
+    for (uint32_t r = 0; r < k; r++) { /* alpha-beta and NMCS play some games only */
+        char why[120];
+        if (!search_spec_check_game(specs[r], g, why, sizeof why)) {
+            snprintf(res->error, sizeof res->error, "%s: %s", game_role_name(g, r), why);
+            return;
+        }
     }
     searcher_t **seat = xcalloc(k, sizeof *seat);
     for (uint32_t r = 0; r < k; r++) {
