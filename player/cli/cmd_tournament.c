@@ -23,6 +23,7 @@
 #include "base/xalloc.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
+#include "player/cli/games_csv.h"
 #include "player/cli/local_game.h"
 #include "player/cli/outfile.h"
 #include "player/cli/trace_io.h"
@@ -115,16 +116,8 @@ static void play_one(tourn_t *t, uint32_t i)
     local_game_play(t->g, specs, r->seed, NULL, false, tot, &lg);
     memcpy(r->goals, lg.goals, sizeof r->goals);
     r->a = tot[r->a_seat];
-    if (!lg.ok) {
-        r->outcome = 2;
-        snprintf(r->error, sizeof r->error, "%s", lg.error);
-        return;
-    }
-    int best_b = -1000;
-    for (uint32_t s = 0; s < t->k; s++)
-        if (s != r->a_seat && lg.goals[s] > best_b) best_b = lg.goals[s];
-    int a = lg.goals[r->a_seat];
-    r->outcome = a > best_b ? 1 : a == best_b ? 0 : -1;
+    r->outcome = local_outcome(&lg, t->k, r->a_seat);
+    if (!lg.ok) snprintf(r->error, sizeof r->error, "%s", lg.error);
 }
 
 static void csv_row(const tourn_t *t, uint32_t i, FILE *out);
@@ -241,16 +234,6 @@ static void print_games(const tourn_t *t, const char *file, const char *a_text, 
     }
 }
 
-static void csv_field(const char *s, FILE *out)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 /* The per-game CSV: the first ten columns as before; a_seat and the two
  * specs let --resume check that a row belongs to this tournament. */
 static const char csv_games_header[] = "game,seed,a_role,goals,outcome,a_searches,a_playouts,a_seconds,a_nodes_peak,"
@@ -271,56 +254,16 @@ static void csv_row(const tourn_t *t, uint32_t i, FILE *out)
     fputc('\n', out);
 }
 
-/* Split a CSV line in place into fields (quoted ones unquoted). Returns
- * the count, max + 1 if there are more, -1 if a quote is not closed. */
-static int csv_split(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line;;) {
-        if (n == max) return max + 1;
-        if (*p != '"') {
-            f[n++] = p;
-            char *c = strchr(p, ',');
-            if (!c) return n;
-            *c = '\0';
-            p = c + 1;
-            continue;
-        }
-        char *w = ++p;
-        f[n++] = w;
-        for (;;) {
-            if (!*p) return -1;
-            if (*p == '"' && p[1] != '"') break;
-            if (*p == '"') p++;
-            *w++ = *p++;
-        }
-        p++;
-        char end = *p;
-        *w = '\0';
-        if (!end) return n;
-        if (end != ',') return -1;
-        p++;
-    }
-}
-
-static bool u64_of(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return *s >= '0' && *s <= '9' && !*end && !errno;
-}
-
 /* One row of an earlier run into t->res; NULL or what is wrong with it. */
 static const char *resume_row(tourn_t *t, char *line, bool *seen)
 {
     char *f[14];
     if (csv_split(line, f, 13) != 13) return "not 13 columns";
     uint64_t game, seed, seat, v[4];
-    if (!u64_of(f[0], &game) || game >= t->games) return "game number out of range (another --games?)";
+    if (!csv_u64(f[0], &game) || game >= t->games) return "game number out of range (another --games?)";
     if (seen[game]) return "a second row for this game";
-    if (!u64_of(f[1], &seed) || seed != rng_derive(t->seed, game)) return "another seed (another --seed?)";
-    if (!u64_of(f[10], &seat) || seat != game % t->k) return "A is not in seat game mod roles";
+    if (!csv_u64(f[1], &seed) || seed != rng_derive(t->seed, game)) return "another seed (another --seed?)";
+    if (!csv_u64(f[10], &seat) || seat != game % t->k) return "A is not in seat game mod roles";
     if (strcmp(f[11], t->a_text) || strcmp(f[12], t->b_text)) return "other players (another --a or --b?)";
     game_result_t *r = &t->res[game];
     r->outcome = -2;
@@ -337,7 +280,7 @@ static const char *resume_row(tourn_t *t, char *line, bool *seen)
     }
     char *end;
     r->a.seconds = strtod(f[7], &end);
-    if (*end || !u64_of(f[5], &v[0]) || !u64_of(f[6], &v[1]) || !u64_of(f[8], &v[2]) || !u64_of(f[9], &v[3]))
+    if (*end || !csv_u64(f[5], &v[0]) || !csv_u64(f[6], &v[1]) || !csv_u64(f[8], &v[2]) || !csv_u64(f[9], &v[3]))
         return "a count that is not a number";
     r->a.searches = v[0];
     r->a.playouts = v[1];
@@ -350,60 +293,29 @@ static const char *resume_row(tourn_t *t, char *line, bool *seen)
     return NULL;
 }
 
-/* A new per-game CSV with its header, synced. NULL (message printed) on
- * error. */
-static FILE *csv_start(const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    fputs(csv_games_header, f);
-    if (!out_stream_sync(f, "tournament", path)) {
-        fclose(f);
-        return NULL;
-    }
-    return f;
-}
-
 /* --resume: take the finished games of an earlier run from the CSV into
  * t->res and leave in t->todo only the others. A last line without its
  * newline (killed while writing) is cut off: that game is played again.
  * Returns the CSV open for appending, or NULL (message printed). */
+typedef struct resume_arg {
+    tourn_t *t;
+    bool *seen;
+} resume_arg_t;
+
+static const char *resume_line(char *line, void *arg)
+{
+    resume_arg_t *ra = arg;
+    return resume_row(ra->t, line, ra->seen);
+}
+
 static FILE *csv_resume(tourn_t *t, const char *path, bool quiet)
 {
-    src_t *src = NULL;
-    const char *err = NULL;
-    if (access(path, F_OK) != 0 || !(src = src_read_file(path, &err)) || src->len == 0) {
-        if (err) fprintf(stderr, "ggp tournament: cannot read %s: %s\n", path, err);
-        src_free(src);
-        return err ? NULL : csv_start(path);
-    }
-    size_t keep = src->len, hl = strlen(csv_games_header);
-    while (keep && src->text[keep - 1] != '\n') keep--;
-    const char *bad = NULL;
-    size_t line_no = 1;
-    if (keep < hl || strncmp(src->text, csv_games_header, hl))
-        bad = "not the per-game CSV of this version of 'ggp tournament'";
-    bool *seen = xcalloc(t->games, sizeof *seen);
-    for (size_t at = hl; !bad && at < keep; line_no++) {
-        char *line = src->text + at, *nl = strchr(line, '\n');
-        *nl = '\0';
-        at = (size_t)(nl - src->text) + 1;
-        bad = resume_row(t, line, seen);
-    }
-    FILE *f = NULL;
-    if (bad) {
-        fprintf(stderr, "ggp tournament: --resume: %s:%zu: %s\n", path, line_no - (line_no > 1), bad);
-    } else if (keep < src->len && truncate(path, (off_t)keep) != 0) {
-        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
-    } else if (!(f = fopen(path, "a"))) {
-        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
-    } else {
+    resume_arg_t ra = {t, xcalloc(t->games, sizeof *ra.seen)};
+    FILE *f = csv_games_resume("tournament", path, csv_games_header, resume_line, &ra);
+    if (f) {
         t->n_todo = 0;
         for (uint32_t i = 0; i < t->games; i++) {
-            if (!seen[i]) {
+            if (!ra.seen[i]) {
                 t->todo[t->n_todo++] = i;
                 continue;
             }
@@ -413,11 +325,10 @@ static FILE *csv_resume(tourn_t *t, const char *path, bool quiet)
             t->d += o == 0;
             t->l += o == -1;
         }
-        if (!quiet)
+        if (!quiet && t->done)
             fprintf(stderr, "ggp tournament: resuming %s: %u of %u games done\n", path, t->done, t->games);
     }
-    free(seen);
-    src_free(src);
+    free(ra.seen);
     return f;
 }
 
@@ -674,7 +585,7 @@ int cmd_tournament(int argc, char **argv)
     FILE *csv_games = NULL;
     if (rc == EXIT_OK && csv) {
         bool ok = sweep ? out_file_open(&csv_file, "tournament", csv)
-                        : (csv_games = resume ? csv_resume(&t, csv, quiet) : csv_start(csv)) != NULL;
+                        : (csv_games = resume ? csv_resume(&t, csv, quiet) : csv_games_start("tournament", csv, csv_games_header)) != NULL;
         if (!ok) rc = EXIT_USAGE;
     }
     if (rc == EXIT_OK && plot && !out_file_open(&plot_file, "tournament", plot)) rc = EXIT_USAGE;

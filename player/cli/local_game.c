@@ -109,6 +109,16 @@ done:
     game_ctx_free(ctx);
 }
 
+int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat)
+{
+    if (!res->ok) return 2;
+    int best = -1000;
+    for (uint32_t s = 0; s < k; s++)
+        if (s != seat && res->goals[s] > best) best = res->goals[s];
+    int a = res->goals[seat];
+    return a > best ? 1 : a == best ? 0 : -1;
+}
+
 /* ---- board print ---------------------------------------------------------- */
 
 typedef struct cell {
