@@ -32,6 +32,8 @@ typedef struct game_vtbl {
     const char *(*move_name)(const game_t *g, uint32_t role, move_id_t m, bool canonical);
     tid_t (*move_term)(const game_t *g, uint32_t role, move_id_t m);
     bool (*all_fluents)(const game_t *g, game_state_t *out); /* game_all_fluents */
+    uint32_t (*fluents)(const game_t *g, const game_state_t *s, uint32_t *out, uint32_t cap);
+    size_t (*fluent_text)(const game_t *g, uint32_t f, char *buf, size_t len);
 } game_vtbl_t;
 
 struct game {

@@ -175,6 +175,23 @@ static void rg_state_print(const game_t *gg, const game_state_t *s, FILE *out, b
     free(v);
 }
 
+/* Fluent ids are the fluents' terms (a state is their sorted ids). */
+static uint32_t rg_fluents(const game_t *gg, const game_state_t *s, uint32_t *out, uint32_t cap)
+{
+    (void)gg;
+    if (s->n) memcpy(out, s->data, (s->n < cap ? s->n : cap) * sizeof *out);
+    return s->n;
+}
+
+static size_t rg_fluent_text(const game_t *gg, uint32_t f, char *buf, size_t len)
+{
+    char *t = ts_to_string(gg->ts, gg->prog->syms, f, true);
+    size_t n = strlen(t);
+    if (len) snprintf(buf, len, "%s", t);
+    free(t);
+    return n;
+}
+
 static game_ctx_t *rg_ctx_new(const game_t *gg)
 {
     rgame_t *g = (rgame_t *)gg;
@@ -399,6 +416,8 @@ static const game_vtbl_t rules_vtbl = {
     .num_moves = rg_num_moves,
     .move_name = rg_move_name,
     .move_term = rg_move_term,
+    .fluents = rg_fluents,
+    .fluent_text = rg_fluent_text,
 };
 
 static bool has_tabling(const rules_t *r)

@@ -155,6 +155,13 @@ void game_state_print(const game_t *g, const game_state_t *s, FILE *out, bool ca
 
 bool game_all_fluents(const game_t *g, game_state_t *out) { return g->vt->all_fluents(g, out); }
 
+uint32_t game_state_fluents(const game_t *g, const game_state_t *s, uint32_t *out, uint32_t cap)
+{
+    return g->vt->fluents(g, s, out, cap);
+}
+
+size_t game_fluent_text(const game_t *g, uint32_t f, char *buf, size_t len) { return g->vt->fluent_text(g, f, buf, len); }
+
 /* ------------------------------------------------------------ contexts */
 
 void game_ctx_base_init(game_ctx_t *c, const game_t *g)

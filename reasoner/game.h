@@ -128,6 +128,16 @@ void game_state_print(const game_t *g, const game_state_t *s, FILE *out, bool ca
  * the board of `ggp play`. false (out untouched) when unknown. */
 bool game_all_fluents(const game_t *g, game_state_t *out);
 
+/* The true fluents of s as ids, in increasing order, into out (room for
+ * cap); returns how many there are (past cap only cap are written). An id
+ * names one ground fluent for the life of the game (the propnet's base
+ * proposition, the rules engine's term), so ids can key tables: Zobrist
+ * keys and feature caches (grave-spec §14.3, §14.4). */
+uint32_t game_state_fluents(const game_t *g, const game_state_t *s, uint32_t *out, uint32_t cap);
+/* Canonical text of fluent f (an id from game_state_fluents) into buf,
+ * truncated to len - 1 characters; returns the full length. */
+size_t game_fluent_text(const game_t *g, uint32_t f, char *buf, size_t len);
+
 /* Per-thread context. */
 game_ctx_t *game_ctx_new(const game_t *g);
 void game_ctx_free(game_ctx_t *c);

@@ -532,6 +532,27 @@ static bool pg_all_fluents(const game_t *gg, game_state_t *out)
     return true;
 }
 
+/* Fluent ids are base proposition bits. */
+static uint32_t pg_fluents(const game_t *gg, const game_state_t *s, uint32_t *out, uint32_t cap)
+{
+    const pgame_t *g = (const pgame_t *)gg;
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < g->n_words && w < s->n; w++)
+        for (uint32_t bits = s->data[w]; bits; bits &= bits - 1) {
+            if (n < cap) out[n] = w * 32 + (uint32_t)__builtin_ctz(bits);
+            n++;
+        }
+    return n;
+}
+
+static size_t pg_fluent_text(const game_t *gg, uint32_t f, char *buf, size_t len)
+{
+    const pgame_t *g = (const pgame_t *)gg;
+    const char *t = f < g->n_base ? g->base_canon[f] : "";
+    if (len) snprintf(buf, len, "%s", t);
+    return strlen(t);
+}
+
 static game_ctx_t *pg_ctx_new(const game_t *gg)
 {
     const pgame_t *g = (const pgame_t *)gg;
@@ -620,4 +641,6 @@ static const game_vtbl_t propnet_vtbl = {
     .num_moves = pg_num_moves,
     .move_name = pg_move_name,
     .move_term = pg_move_term,
+    .fluents = pg_fluents,
+    .fluent_text = pg_fluent_text,
 };

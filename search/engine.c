@@ -79,7 +79,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
 
     /* Dense AMAF needs every key up front: only the propnet knows all moves
      * at compile time (spec §3.2; game.h). Keys are then role-major. */
-    bool grave = e->v->sel == SEL_GRAVE;
+    bool grave = sel_amaf(e->v->sel);
     uint32_t K = 0;
     if (grave && spec->amaf != AMAF_SPARSE && engine_is_propnet(g)) {
         for (uint32_t r = 0; r < e->k; r++) K += game_num_moves(g, r);
@@ -99,6 +99,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
             pool_bound(e->pool, (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024);
     }
     e->pool_ready = e->v->tree != TREE_NONE;
+    playout_init(e);
 }
 
 bool engine_share(engine_t *w, engine_t *owner)
@@ -127,6 +128,7 @@ void engine_free(engine_t *e)
     joints_free(&e->joints_own);
     if (e->mu == &e->mu_own) pthread_spin_destroy(&e->mu_own);
     mast_free(&e->mast);
+    playout_free(e);
     game_state_free(e->root_state);
     game_state_free(e->sec_state);
     game_state_free(e->tmp_state[0]);
@@ -154,6 +156,7 @@ void engine_free(engine_t *e)
 void engine_reset(engine_t *e, uint64_t seed)
 {
     mast_clear(&e->mast); /* spec §9: the table is empty at game start */
+    playout_reset(e);
     rng_seed(&e->rng, seed);
     e->root = NIL; /* a new match: no tree to reuse */
     e->line_value = -1;
@@ -222,60 +225,38 @@ static void rewards_cut(engine_t *e)
     e->st.capped++;
 }
 
-/* ---- argmax with uniform random tie-breaking (spec §4.1, §9) ------------- */
-
-typedef struct argmax {
-    double best;
-    uint32_t pick, ties;
-} argmax_t;
-
-static inline void argmax_offer(argmax_t *am, rng_t *rng, uint32_t move, double val)
-{
-    if (val > am->best) {
-        *am = (argmax_t){val, move, 1};
-    } else if (val == am->best && rng_below(rng, ++am->ties) == 0) {
-        am->pick = move;
-    }
-}
-
 /* ---- playouts (spec §9) -------------------------------------------------- */
-
-static uint32_t playout_pick(engine_t *e, uint32_t r)
-{
-    const move_id_t *m = e->legal[r];
-    uint32_t n = e->n_legal[r];
-    if (!e->spec->mast || rng_double(&e->rng) < e->spec->eps) return m[rng_below(&e->rng, n)];
-    argmax_t am = {-INFINITY, m[0], 0};
-    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], mast_q(&e->mast, keys_get(e->keys, r, m[i])));
-    return am.pick;
-}
 
 uint32_t engine_playout_move(engine_t *e, uint32_t role)
 {
-    if (gather_legal(e) < 0) return UINT32_MAX;
+    int nd = gather_legal(e);
+    if (nd < 0) return UINT32_MAX;
+    if (e->ps && e->n_legal[role] >= 2) { /* the spec's strategies (playout.c, spec §14) */
+        playout_joint(e, nd);
+        return e->joint[role];
+    }
     return e->n_legal[role] >= 2 ? playout_pick(e, role) : e->legal[role][0];
 }
 
 static void playout(engine_t *e)
 {
+    playout_begin(e); /* each role's strategy (playout.c, spec §14.2) */
     for (uint64_t plies = 0;; plies++) {
         if (game_is_terminal(e->ctx)) {
             rewards_terminal(e);
-            return;
+            break;
         }
         int nd = plies < e->max_plies ? gather_legal(e) : -1;
         if (nd < 0) {
             rewards_cut(e);
-            return;
+            break;
         }
         step_begin(e);
-        for (int i = 0; i < nd; i++) {
-            uint32_t r = e->dec[i];
-            e->joint[r] = playout_pick(e, r);
-            step_key(e, keys_get(e->keys, r, e->joint[r]));
-        }
+        playout_joint(e, nd);
+        for (int i = 0; i < nd; i++) step_key(e, keys_get(e->keys, e->dec[i], e->joint[e->dec[i]]));
         game_ctx_play(e->ctx, e->joint);
     }
+    playout_end(e);
 }
 
 /* ---- the MCTS solver (match rows; issue 12) ------------------------------ */
@@ -420,9 +401,19 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         if (e->spec->c > 0) val += e->spec->c * sqrt(lnV / (v + 1));
         return val;
     }
+    case SEL_RAVE: { /* spec §14.1: [M]'s UCT/RAVE, CADIA's beta over the parent's visits */
+        uint32_t p;
+        float aw;
+        amaf_get(e->pool, rho, key, &p, &aw);
+        if (v == 0 && p == 0) return INFINITY;
+        double q = v > 0 ? w / v : 0, beta = p == 0 ? 0 : v == 0 ? 1 : sqrt(e->spec->rave_k / (3 * exp(lnV) + e->spec->rave_k));
+        return (1 - beta) * q + (p ? beta * (aw / p) : 0) + e->spec->c * sqrt(lnV / (v + 1));
+    }
     case SEL_FLAT:
         return -v; /* least tried first */
     case SEL_NONE:
+    case SEL_AB:
+    case SEL_NMCS:
         break;
     }
     return 0;
@@ -523,7 +514,7 @@ static void play_tree_step(engine_t *e)
 static void backprop(engine_t *e, uint32_t push_region)
 {
     pool_t *p = e->pool;
-    bool grave = e->v->sel == SEL_GRAVE;
+    bool grave = sel_amaf(e->v->sel);
     uint32_t nkeys = e->keys->n;
     if (nkeys > e->kstamp_cap) {
         size_t old = e->kstamp_cap;

@@ -40,6 +40,9 @@ bool search_spec_set_threads(search_spec_t *s, uint32_t n);
 /* Set a match player's memory bound (MB) unless memory= was given; false if
  * the spec has no such key or it was given. */
 bool search_spec_set_memory(search_spec_t *s, uint64_t mb);
+/* Whether the spec can play game g: alpha-beta needs two players taking
+ * turns, NMCS one player; MCTS rows play any game. False with why in err. */
+bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, size_t len);
 /* Print the algorithms, keys, defaults and meanings (`ggp players`). */
 void search_players_help(FILE *out);
 /* The spec's seed= value (0 by default) and algorithm name. */
@@ -50,6 +53,8 @@ search_spec_t *search_spec_copy(const search_spec_t *s);
 /* Agresti-Coull 95% interval for x successes in n trials (x may be
  * fractional: draws count 1/2), clamped to [0,1] (grave-spec §11.1). */
 void search_agresti_coull(double x, double n, double *lo, double *hi);
+
+#define SEARCH_MAX_STRATEGIES 8
 
 /* What one decision did (for logs, tournaments and memory reports). */
 typedef struct search_report {
@@ -63,7 +68,13 @@ typedef struct search_report {
     uint64_t recycled;        /* nodes recycled (LRU, spec §6) */
     uint64_t reused;          /* root visits kept from the match's earlier searches */
     bool solved;              /* the root's value is exact (compete's solver) */
+    /* playout=switch: this search's playouts by the searcher's role per
+     * strategy (named by search_strategy_name), spec §14.2 */
+    uint64_t strategy[SEARCH_MAX_STRATEGIES];
 } search_report_t;
+
+/* Name of playout strategy i (random, mast, mobility, md, eval), or NULL. */
+const char *search_strategy_name(uint32_t i);
 
 searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *spec);
 void searcher_free(searcher_t *s);

@@ -35,7 +35,13 @@ typedef enum {
     SEL_FLAT,  /* flat Monte Carlo: least-tried move at the root only */
     SEL_UCT,   /* UCB1, C = sqrt(2)/2 (spec §5) */
     SEL_GRAVE, /* GRAVE with bias and ref, no exploration term (spec §4.1) */
+    SEL_RAVE,  /* RAVE: own AMAF (ref 0), beta = sqrt(k / (3 V + k)), UCT exploration (spec §14.1) */
+    SEL_AB,    /* not MCTS: alpha-beta (alphabeta.c, spec §14.4) */
+    SEL_NMCS,  /* not MCTS: nested Monte Carlo search (nmcs.c, spec §14.4) */
 } sel_kind_t;
+
+/* The selection kinds that keep AMAF tables (GRAVE family and RAVE). */
+static inline bool sel_amaf(sel_kind_t s) { return s == SEL_GRAVE || s == SEL_RAVE; }
 
 typedef enum {
     TREE_NONE,   /* random */
@@ -64,11 +70,37 @@ typedef struct variant {
     uint32_t amaf_from;
 } variant_t;
 
+/* The MCTS engine's rows (every engine test loops over them), then the
+ * searchers that are not MCTS (alpha-beta, NMCS), which have their own
+ * tests. variant_find looks in both. */
 extern const variant_t search_variants[];
 extern const size_t search_n_variants;
+extern const variant_t search_other_variants[];
+extern const size_t search_n_other_variants;
 const variant_t *variant_find(const char *name, size_t len);
 
 typedef enum { AMAF_AUTO, AMAF_DENSE, AMAF_SPARSE } amaf_mode_t;
+
+/* ---- playout strategies (playout.c; spec §9, §14) ------------------------ */
+
+/* The rows of playout_strategies[]: each chooses one decider's move in a
+ * playout. random and mast are the playouts of spec §9; the others are
+ * greedy one-ply choosers (spec §14.2): the heuristic of the state after
+ * each legal move, terminal states scored by the shortcut of §14.2. */
+typedef enum { PS_RANDOM, PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL, PS_N } strategy_id_t;
+#define PLAYOUT_SWITCH PS_N /* spec.playout: a UCB1 bandit per role picks (§14.2) */
+
+typedef struct playout_state playout_state_t;
+typedef struct strategy_row {
+    const char *name;
+    const char *summary;
+    /* NULL: not greedy (random, mast); else the heuristic for role at the
+     * scratch context's current state, which is not terminal */
+    double (*score)(playout_state_t *ps, uint32_t role);
+} strategy_row_t;
+extern const strategy_row_t playout_strategies[PS_N];
+/* Index of a strategy by name, or -1. */
+int strategy_find(const char *name, size_t len);
 
 struct search_spec {
     const variant_t *v;
@@ -85,6 +117,16 @@ struct search_spec {
     uint64_t seed;
     uint32_t threads;
     uint32_t set;      /* bit i: key i was given explicitly */
+    /* Playouts (spec §14): one strategy (strategy_id_t), or PLAYOUT_SWITCH
+     * over strategies[0 .. n_strategies) with the UCB1 constant ss_b. */
+    uint8_t playout;
+    uint8_t n_strategies;
+    uint8_t strategies[PS_N];
+    double ss_b;
+    double rave_k;     /* RAVE: beta = sqrt(k / (3 V + k)) */
+    uint32_t depth;    /* alpha-beta: fixed depth (iterative deepening up to it) */
+    uint64_t tt_mb;    /* alpha-beta: transposition table MB */
+    uint32_t level;    /* NMCS level */
 };
 
 /* Budgets derived from a spec (spec §1). */
@@ -283,6 +325,22 @@ typedef struct engine_stats {
     const char *check_msg;
 } engine_stats_t;
 
+/* ---- argmax with uniform random tie-breaking (spec §4.1, §9) ------------- */
+
+typedef struct argmax {
+    double best;
+    uint32_t pick, ties;
+} argmax_t;
+
+static inline void argmax_offer(argmax_t *am, rng_t *rng, uint32_t move, double val)
+{
+    if (val > am->best) {
+        *am = (argmax_t){val, move, 1};
+    } else if (val == am->best && rng_below(rng, ++am->ties) == 0) {
+        am->pick = move;
+    }
+}
+
 typedef struct engine {
     const game_t *g;
     game_ctx_t *ctx;
@@ -307,6 +365,7 @@ typedef struct engine {
     struct engine *own;    /* worker 0 (itself when alone): the single-player line */
     bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;
+    playout_state_t *ps;   /* playout strategies other than spec §9's (playout.c), or NULL */
     game_state_t *root_state, *sec_state;
     game_state_t *tmp_state[2]; /* tree reuse: states of candidate new roots */
     uint32_t root;
@@ -375,8 +434,91 @@ void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _At
 /* The move to play after engine_search (spec §4.7); *value gets its mean. */
 move_id_t engine_final(engine_t *e, double *value);
 /* The playout policy's move for role at the engine context's current state
- * (MAST epsilon-greedy or uniform; spec §9). */
+ * (MAST epsilon-greedy or uniform, spec §9; or the role's current strategy,
+ * spec §14). */
 uint32_t engine_playout_move(engine_t *e, uint32_t role);
+
+/* ---- playouts (playout.c) ------------------------------------------------ */
+
+/* Per engine: what the strategies need (scratch context, bandits), made
+ * only when spec.playout is neither random nor mast. */
+void playout_init(engine_t *e);
+void playout_free(engine_t *e);
+/* A new match: forget the bandits (spec §14.2: per match). */
+void playout_reset(engine_t *e);
+/* The start of one of the agent's searches: MAST and the bandits decay
+ * by gamma (spec §9, §14.2), the per-search choice counts restart. */
+void engine_decay(engine_t *e, double gamma);
+/* Around one playout: each role's strategy for it, then the bandits'
+ * update with the playout's rewards e->z (spec §14.2). */
+void playout_begin(engine_t *e);
+void playout_end(engine_t *e);
+/* The moves of the nd deciders e->dec[] at the current state (their legal
+ * moves in e->legal) into e->joint. */
+void playout_joint(engine_t *e, int nd);
+/* MAST epsilon-greedy (spec §9), or uniform with mast=off. */
+uint32_t playout_pick(engine_t *e, uint32_t r);
+
+/* UCB1 over the strategies set[0 .. n) with counts T and reward sums W
+ * (spec §14.1): an untried one first (ties random), else the argmax of
+ * W/T + b sqrt(ln(sum T) / T). */
+uint32_t bandit_pick(const double *T, const double *W, const uint8_t *set, uint32_t n, double b, rng_t *rng);
+
+/* Goal values of non-terminal states: false if every role's goal is the
+ * same in about 200 sampled non-terminal states (spec §14.3), so that E
+ * needs its material substitute and alpha-beta its Md leaf. rng is the
+ * caller's (the sample is part of its random sequence). */
+bool game_goals_informative(const game_t *g, game_ctx_t *ctx, rng_t *rng);
+
+struct playout_state {
+    const game_t *g;
+    game_ctx_t *ctx;          /* scratch: the candidate states (e->ctx keeps the playout's) */
+    game_state_t *sa, *s2;
+    uint32_t k;
+    uint32_t *J, *sample;     /* a candidate's joint move; the other deciders' moves of this step */
+    move_id_t *cand;          /* the decider's legal moves (copied: e->ctx's arrays) */
+    uint32_t cand_cap;
+    uint8_t *cur;             /* each role's strategy in this playout */
+    double *T, *W;            /* bandits: role-major, PS_N per role; decayed like MAST */
+    uint64_t *chosen;         /* role-major: playouts per strategy in this search */
+    int goals_flat;           /* -1 not known yet; 1: E uses the material substitute */
+    /* material (spec §14.3): per fluent id, the roles its text names */
+    uint64_t *fmask;
+    uint8_t *fknown;
+    size_t fcap;
+    uint32_t *fl;
+    uint32_t fl_cap;
+    rng_t *rng;               /* the engine's */
+};
+
+/* ---- searchers that are not MCTS (alphabeta.c, nmcs.c) ------------------ */
+
+
+typedef struct ab ab_t;
+bool ab_check_game(const game_t *g, char *err, size_t len);
+ab_t *ab_new(const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed);
+void ab_free(ab_t *a);
+void ab_reset(ab_t *a, uint64_t seed);
+/* Iterative deepening to spec.depth, or until the deadline / stop (the
+ * last completed depth's move); rep->playouts counts the nodes searched. */
+move_id_t ab_choose(ab_t *a, const game_state_t *st, deadline_t dl, const atomic_bool *stop, search_report_t *rep);
+/* One fixed-depth search from st (tests): the value for the searcher's
+ * role in [-1, 1], the best move, the nodes visited. tt: use the table. */
+double ab_search_depth(ab_t *a, const game_state_t *st, uint32_t depth, bool tt, move_id_t *best, uint64_t *nodes);
+/* Transposition-table counters (tests): probes whose slot held another
+ * state (rejected: full key or state check failed), hits. */
+void ab_tt_stats(const ab_t *a, uint64_t *rejected, uint64_t *hits);
+/* Tests: keep only the low `bits` bits of every Zobrist key, so that
+ * distinct states collide and the full-state check must reject them. */
+void ab_weaken_keys(ab_t *a, uint32_t bits);
+
+typedef struct nmcs nmcs_t;
+nmcs_t *nmcs_new(const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed);
+void nmcs_free(nmcs_t *n);
+void nmcs_reset(nmcs_t *n, uint64_t seed);
+move_id_t nmcs_choose(nmcs_t *n, const game_state_t *st, deadline_t dl, const atomic_bool *stop, search_report_t *rep);
+/* The best score (0..100) of the sequence remembered, or -1. */
+int nmcs_best(const nmcs_t *n);
 
 /* Ranking of root moves for the final choice (spec §4.7). */
 typedef struct pick {

@@ -21,7 +21,20 @@ struct searcher {
     uint32_t n_workers;
     engine_t *w;
     bool shared; /* match row: the workers share worker 0's tree */
+    ab_t *ab;     /* ab row (alphabeta.c), or NULL */
+    nmcs_t *nmcs; /* nmcs row (nmcs.c), or NULL */
 };
+
+bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, size_t len)
+{
+    if (s->v->sel == SEL_AB) return ab_check_game(g, err, len);
+    if (s->v->sel == SEL_NMCS && game_num_roles(g) != 1) {
+        snprintf(err, len, "nmcs (nested Monte Carlo search) needs a one-player game; this one has %u roles",
+                 game_num_roles(g));
+        return false;
+    }
+    return true;
+}
 
 static uint64_t worker_seed(uint64_t seed, uint32_t i) { return i == 0 ? seed : rng_derive(seed, i); }
 
@@ -35,6 +48,8 @@ searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *sp
     s->n_workers = spec->threads ? spec->threads : 1;
     s->w = xcalloc(s->n_workers, sizeof *s->w);
     for (uint32_t i = 0; i < s->n_workers; i++) engine_init(&s->w[i], g, role, &s->spec, worker_seed(s->seed, i));
+    if (spec->v->sel == SEL_AB) s->ab = ab_new(g, role, &s->spec, s->seed);
+    if (spec->v->sel == SEL_NMCS) s->nmcs = nmcs_new(g, role, &s->spec, s->seed);
     if (s->n_workers > 1 && spec->v->match) { /* tree parallelism, or one worker if it cannot share */
         s->shared = true;
         for (uint32_t i = 1; i < s->n_workers && s->shared; i++) s->shared = engine_share(&s->w[i], &s->w[0]);
@@ -51,6 +66,8 @@ void searcher_free(searcher_t *s)
 {
     if (!s) return;
     for (uint32_t i = 0; i < s->n_workers; i++) engine_free(&s->w[i]);
+    ab_free(s->ab);
+    nmcs_free(s->nmcs);
     free(s->w);
     free(s);
 }
@@ -58,6 +75,8 @@ void searcher_free(searcher_t *s)
 void searcher_reset(searcher_t *s)
 {
     for (uint32_t i = 0; i < s->n_workers; i++) engine_reset(&s->w[i], worker_seed(s->seed, i));
+    if (s->ab) ab_reset(s->ab, s->seed);
+    if (s->nmcs) nmcs_reset(s->nmcs, s->seed);
 }
 
 void searcher_reseed(searcher_t *s, uint64_t seed)
@@ -109,7 +128,7 @@ static void search_shared(searcher_t *s, const game_state_t *st, deadline_t dl, 
     pthread_t *tid = xcalloc(s->n_workers, sizeof *tid);
     shared_job_t *jobs = xcalloc(s->n_workers, sizeof *jobs);
     for (uint32_t i = 0; i < s->n_workers; i++) {
-        mast_decay(&s->w[i].mast, s->spec.decay);
+        engine_decay(&s->w[i], s->spec.decay);
         if (i > 0) engine_worker_sync(&s->w[i], e0);
         jobs[i] = (shared_job_t){&s->w[i], dl, stop, &tickets};
     }
@@ -148,6 +167,14 @@ static move_id_t merge_final(searcher_t *s, double *value)
     return pk.move;
 }
 
+/* The spec's own time budget (seconds=) when it ends before dl. */
+static deadline_t own_deadline(const searcher_t *s, deadline_t dl)
+{
+    if (!search_spec_is_timed(&s->spec)) return dl;
+    deadline_t own = deadline_at_ns(clock_now_ns() + (uint64_t)(s->spec.seconds * 1e9));
+    return !dl.at_ns || own.at_ns < dl.at_ns ? own : dl;
+}
+
 move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t deadline, const atomic_bool *stop,
                           search_report_t *rep)
 {
@@ -164,16 +191,16 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
         move = m[0]; /* forced: no search, no MAST decay (spec §9: once per own search) */
     } else if (n > 1 && s->spec.v->sel == SEL_NONE) {
         move = m[rng_below(&e0->rng, n)];
+    } else if (n > 1 && (s->ab || s->nmcs)) { /* not MCTS (spec §14.4) */
+        deadline = own_deadline(s, deadline);
+        move = s->ab ? ab_choose(s->ab, st, deadline, stop, &r) : nmcs_choose(s->nmcs, st, deadline, stop, &r);
     } else if (n > 1 || (n == 1 && match_tree)) { /* a match tree grows on forced moves too */
-        if (search_spec_is_timed(&s->spec)) {
-            deadline_t own = deadline_at_ns(clock_now_ns() + (uint64_t)(s->spec.seconds * 1e9));
-            if (!deadline.at_ns || own.at_ns < deadline.at_ns) deadline = own;
-        }
+        deadline = own_deadline(s, deadline);
         if (s->shared) {
             search_shared(s, st, deadline, stop);
             move = engine_final(e0, &r.value);
         } else if (s->n_workers == 1) {
-            mast_decay(&e0->mast, s->spec.decay);
+            engine_decay(e0, s->spec.decay);
             engine_search(e0, st, deadline, stop);
             move = engine_final(e0, &r.value);
         } else {
@@ -183,7 +210,7 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             spec_budget(&s->spec, &full);
             for (uint32_t i = 0; i < s->n_workers; i++) {
                 engine_t *e = &s->w[i];
-                mast_decay(&e->mast, s->spec.decay);
+                engine_decay(e, s->spec.decay);
                 if (!full.timed) e->b.p = full.p / s->n_workers + (i < full.p % s->n_workers);
                 jobs[i] = (job_t){e, st, deadline, stop};
                 if (i > 0 && pthread_create(&tid[i], NULL, job_run, &jobs[i]) != 0) {
@@ -205,6 +232,8 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             r.reused += e->st.reused;
             r.solved = r.solved || e->st.root_solved;
             r.bytes_per_node = pool_node_bytes(e->pool);
+            for (uint32_t j = 0; e->ps && j < PS_N && j < SEARCH_MAX_STRATEGIES; j++)
+                r.strategy[j] += e->ps->chosen[(size_t)s->role * PS_N + j];
             r.bytes_peak += (uint64_t)e->mast.cap * 2 * sizeof(double);
             if (s->shared && i > 0) continue; /* one tree */
             r.nodes_peak += e->pool->resident_peak;

@@ -46,14 +46,28 @@ const variant_t search_variants[] = {
      * a reference only past ref = 25 visits, spec §4.2). */
     {"compete", "the match player: GRAVE + exploration, solver, tree reuse, pondering, bounded memory", SEL_GRAVE,
      TREE_SINGLE, true, 0, FINAL_ROBUST, 0, true, 8},
+    /* [M]'s UCT/RAVE (spec §14.1): every node its own AMAF (ref 0), CADIA's
+     * beta, UCT's exploration */
+    {"rave", "RAVE: UCT with each node's own AMAF, beta = sqrt(k/(3N+k)) (one unbounded tree)", SEL_RAVE,
+     TREE_SINGLE, false, 0, FINAL_ROBUST, 0, false, 0},
 };
 const size_t search_n_variants = sizeof search_variants / sizeof search_variants[0];
 
+/* Baselines that are not MCTS (spec §14.4). */
+const variant_t search_other_variants[] = {
+    {"ab", "alpha-beta: negamax, iterative deepening, Zobrist transposition table (two players taking turns)",
+     SEL_AB, TREE_NONE, false, 0, FINAL_ROBUST, 0, false, 0},
+    {"nmcs", "nested Monte Carlo search (one-player games): level n, the best sequence remembered", SEL_NMCS,
+     TREE_NONE, false, 0, FINAL_ROBUST, 0, false, 0},
+};
+const size_t search_n_other_variants = sizeof search_other_variants / sizeof search_other_variants[0];
+
 const variant_t *variant_find(const char *name, size_t len)
 {
-    for (size_t i = 0; i < search_n_variants; i++)
-        if (strlen(search_variants[i].name) == len && !strncasecmp(search_variants[i].name, name, len))
-            return &search_variants[i];
+    for (size_t i = 0; i < search_n_variants + search_n_other_variants; i++) {
+        const variant_t *v = i < search_n_variants ? &search_variants[i] : &search_other_variants[i - search_n_variants];
+        if (strlen(v->name) == len && !strncasecmp(v->name, name, len)) return v;
+    }
     return NULL;
 }
 
@@ -61,20 +75,26 @@ const variant_t *variant_find(const char *name, size_t len)
 
 typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
-    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, N_KEYS
+    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY,
+    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, N_KEYS
 } key_id_t;
 
-typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF } key_type_t;
+typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF, KT_PLAYOUT, KT_LIST } key_type_t;
 
 static bool ap_all(const variant_t *v) { (void)v; return true; }
-static bool ap_search(const variant_t *v) { return v->sel != SEL_NONE; }
+static bool ap_search(const variant_t *v) { return v->sel != SEL_NONE && v->sel != SEL_AB && v->sel != SEL_NMCS; }
+static bool ap_timed(const variant_t *v) { return v->sel != SEL_NONE; }
+static bool ap_rave(const variant_t *v) { return v->sel == SEL_RAVE; }
+static bool ap_ab(const variant_t *v) { return v->sel == SEL_AB; }
+static bool ap_nmcs(const variant_t *v) { return v->sel == SEL_NMCS; }
+static bool ap_amaf(const variant_t *v) { return sel_amaf(v->sel); }
 static bool ap_single(const variant_t *v) { return v->tree == TREE_SINGLE; }
 static bool ap_nodes(const variant_t *v) { return v->def_nodes != 0; }
 static bool ap_two(const variant_t *v) { return v->tree == TREE_TWO; }
 static bool ap_two_rec(const variant_t *v) { return v->tree == TREE_TWO && v->recycle; }
 static bool ap_grave(const variant_t *v) { return v->sel == SEL_GRAVE; }
 static bool ap_grave_two(const variant_t *v) { return v->sel == SEL_GRAVE && v->tree == TREE_TWO; }
-static bool ap_tree(const variant_t *v) { return v->sel == SEL_UCT || v->sel == SEL_GRAVE; }
+static bool ap_tree(const variant_t *v) { return v->sel == SEL_UCT || sel_amaf(v->sel); }
 static bool ap_match(const variant_t *v) { return v->match; }
 /* Workers: root parallelism for one unbounded tree, a shared tree for the
  * match player; not a key of the others (root parallelism would split
@@ -113,11 +133,11 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_MAST] = {"mast", KT_ONOFF, 0, 1, "on", "MAST epsilon-greedy playouts (off: uniform random playouts)", ap_search},
     [K_SHARE] = {"share", KT_ONOFF, 0, 1, "on", "forward sharing: second-level searches read top-path AMAF", ap_grave_two},
     [K_SECONDS] = {"seconds", KT_REAL, 0.001, 86400, "",
-                   "time budget per move instead of playouts (anytime; checked between playouts)", ap_search},
+                   "time budget per move instead of playouts (anytime; checked between playouts)", ap_timed},
     [K_SEED] = {"seed", KT_INT, 0, 18446744073709551615.0, "0", "random seed (same seed and budget, same move)", ap_all},
-    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "workers: root-parallel for mc, uct, grave (playouts shared out); one shared tree for compete",
+    [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "workers: root-parallel for mc, uct, grave, rave (playouts shared out); one shared tree for compete",
                    ap_threads},
-    [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_grave},
+    [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_amaf},
     [K_CHECK] = {"check", KT_ONOFF, 0, 1, "off", "verify the LRU invariants after every iteration (debugging)", ap_search},
     [K_SOLVER] = {"solver", KT_ONOFF, 0, 1, "on", "MCTS solver: exact values of proven nodes, a proven win at once",
                   ap_match},
@@ -129,7 +149,20 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_MEMORY] = {"memory", KT_INT, 1, 1048576, "(RAM/2)",
                   "MB for the tree and its tables (default half the RAM, at most 4096); LRU recycling past it",
                   ap_match},
+    [K_PLAYOUT] = {"playout", KT_PLAYOUT, 0, 0, "mast",
+                   "playout strategy (spec §14): random, mast, mobility, md, eval, or switch (UCB1 per role)",
+                   ap_search},
+    [K_STRATEGIES] = {"strategies", KT_LIST, 0, 0, "mast,mobility,md,eval",
+                      "playout=switch: the strategies the bandit picks from (comma or + separated)", ap_search},
+    [K_B] = {"b", KT_REAL, 0, 1000, "4", "playout=switch: UCB1 exploration constant of the strategy bandit", ap_search},
+    [K_K] = {"k", KT_REAL, 1e-9, 1e12, "1000", "RAVE equivalence parameter: beta = sqrt(k / (3N + k))", ap_rave},
+    [K_DEPTH] = {"depth", KT_INT, 1, 200, "4", "alpha-beta: search depth in plies (iterative deepening up to it)", ap_ab},
+    [K_TT] = {"tt", KT_INT, 0, 65536, "16", "alpha-beta: transposition table MB (0: none)", ap_ab},
+    [K_LEVEL] = {"level", KT_INT, 0, 10, "2", "NMCS level (0: one random playout)", ap_nmcs},
 };
+
+/* The default strategy set of playout=switch (spec §14.2). */
+static const uint8_t default_strategies[] = {PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL};
 
 static search_spec_t spec_defaults(const variant_t *v)
 {
@@ -139,9 +172,9 @@ static search_spec_t spec_defaults(const variant_t *v)
         .nodes = v->def_nodes,
         .lambda = 0.5,
         .bias = v->match ? COMPETE_BIAS : 0.01, /* spec §10; compete: see COMPETE_BIAS */
-        .ref = 25,
+        .ref = v->sel == SEL_RAVE ? 0 : 25, /* RAVE: each node its own AMAF (spec §4.2) */
         /* GRAVE: no exploration (spec §4.1); compete: some, see COMPETE_C */
-        .c = v->sel == SEL_UCT ? 0.70710678118654752 : v->match ? COMPETE_C : 0,
+        .c = v->sel == SEL_UCT || v->sel == SEL_RAVE ? 0.70710678118654752 : v->match ? COMPETE_C : 0,
         .eps = 0.4,
         .decay = 0.2,
         .mast = true,
@@ -151,6 +184,14 @@ static search_spec_t spec_defaults(const variant_t *v)
         .solver = true,
         .reuse = true,
         .ponder = true,
+        .playout = PS_MAST,
+        .n_strategies = sizeof default_strategies,
+        .strategies = {PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL},
+        .ss_b = 4, /* [M] §3.3 */
+        .rave_k = 1000, /* [M]'s experiments */
+        .depth = 4,
+        .tt_mb = 16,
+        .level = 2,
     };
 }
 
@@ -206,6 +247,31 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else s->check = on;
         return true;
     }
+    case KT_PLAYOUT: {
+        int i = strategy_find(buf, strlen(buf));
+        if (i >= 0) s->playout = (uint8_t)i;
+        else if (!strcasecmp(buf, "switch")) s->playout = PLAYOUT_SWITCH;
+        else goto bad;
+        return true;
+    }
+    case KT_LIST: { /* strategies: names separated by '+' (',' is joined to '+' by the caller) */
+        uint8_t set[PS_N];
+        uint32_t n = 0;
+        for (char *p = buf; *p;) {
+            size_t len = strcspn(p, "+");
+            int i = strategy_find(p, len);
+            if (i < 0 || n == PS_N) goto bad;
+            for (uint32_t j = 0; j < n; j++)
+                if (set[j] == i) goto bad;
+            set[n++] = (uint8_t)i;
+            p += len;
+            if (*p) p++;
+        }
+        if (n == 0) goto bad;
+        memcpy(s->strategies, set, n);
+        s->n_strategies = (uint8_t)n;
+        return true;
+    }
     case KT_AMAF:
         if (!strcasecmp(buf, "auto")) s->amaf = AMAF_AUTO;
         else if (!strcasecmp(buf, "dense")) s->amaf = AMAF_DENSE;
@@ -226,6 +292,9 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         case K_SEED: s->seed = x; break;
         case K_THREADS: s->threads = (uint32_t)x; break;
         case K_MEMORY: s->memory_mb = x; break;
+        case K_DEPTH: s->depth = (uint32_t)x; break;
+        case K_TT: s->tt_mb = x; break;
+        case K_LEVEL: s->level = (uint32_t)x; break;
         default: goto bad;
         }
         return true;
@@ -248,6 +317,8 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         case K_EPS: s->eps = x; break;
         case K_DECAY: s->decay = x; break;
         case K_SECONDS: s->seconds = x; break;
+        case K_B: s->ss_b = x; break;
+        case K_K: s->rave_k = x; break;
         default: goto bad;
         }
         return true;
@@ -258,6 +329,16 @@ bad:
     case KT_ONOFF: fail(err, elen, "bad value for %s: '%.*s' (expected on or off)", kd->name, (int)vlen, val); break;
     case KT_AMAF:
         fail(err, elen, "bad value for %s: '%.*s' (expected auto, dense or sparse)", kd->name, (int)vlen, val);
+        break;
+    case KT_PLAYOUT:
+        fail(err, elen, "bad value for %s: '%.*s' (expected random, mast, mobility, md, eval or switch)", kd->name,
+             (int)vlen, val);
+        break;
+    case KT_LIST:
+        fail(err, elen,
+             "bad value for %s: '%.*s' (expected distinct names among random, mast, mobility, md, eval, separated by "
+             "commas)",
+             kd->name, (int)vlen, val);
         break;
     case KT_INT: {
         char hi[32];
@@ -279,8 +360,23 @@ static uint32_t n_sec_of(const search_spec_t *s) { return (uint32_t)llround(s->l
 static bool spec_finish(search_spec_t *s, char *err, size_t elen)
 {
     const variant_t *v = s->v;
-    if ((s->set & (1u << K_SECONDS)) && (s->set & ((1u << K_PLAYOUTS) | (1u << K_PTOP)))) {
-        fail(err, elen, "%s: give a playout budget or seconds, not both", v->name);
+    /* Playouts (spec §9, §14): mast, or random with mast=off, unless given. */
+    bool needs_mast = s->playout == PS_MAST;
+    for (uint32_t i = 0; s->playout == PLAYOUT_SWITCH && i < s->n_strategies; i++)
+        needs_mast = needs_mast || s->strategies[i] == PS_MAST;
+    if (!(s->set & (1u << K_PLAYOUT))) {
+        s->playout = s->mast ? PS_MAST : PS_RANDOM;
+    } else if (needs_mast && !s->mast) {
+        fail(err, elen, "%s: playout=%s uses MAST, which mast=off turns off", v->name,
+             s->playout == PLAYOUT_SWITCH ? "switch with mast among the strategies" : "mast");
+        return false;
+    }
+    if ((s->set & ((1u << K_STRATEGIES) | (1u << K_B))) && s->playout != PLAYOUT_SWITCH) {
+        fail(err, elen, "%s: strategies and b are for playout=switch", v->name);
+        return false;
+    }
+    if ((s->set & (1u << K_SECONDS)) && (s->set & ((1u << K_PLAYOUTS) | (1u << K_PTOP) | (1u << K_DEPTH)))) {
+        fail(err, elen, "%s: give a %s budget or seconds, not both", v->name, v->sel == SEL_AB ? "depth" : "playout");
         return false;
     }
     if (v->tree == TREE_TWO) {
@@ -315,8 +411,10 @@ search_spec_t *search_spec_parse(const char *text, char *err, size_t err_len)
     if (!v) {
         char names[256] = "";
         size_t used = 0;
-        for (size_t i = 0; i < search_n_variants; i++)
-            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", search_variants[i].name);
+        for (size_t i = 0; i < search_n_variants + search_n_other_variants && used < sizeof names; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     i < search_n_variants ? search_variants[i].name
+                                                           : search_other_variants[i - search_n_variants].name);
         fail(err, err_len, "unknown algorithm '%.*s' (expected one of %s)", (int)nlen, text, names);
         return NULL;
     }
@@ -326,6 +424,23 @@ search_spec_t *search_spec_parse(const char *text, char *err, size_t err_len)
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
+        if (eq && (size_t)(eq - p) == strlen(key_defs[K_STRATEGIES].name) &&
+            !strncasecmp(p, key_defs[K_STRATEGIES].name, (size_t)(eq - p)) && key_defs[K_STRATEGIES].applies(v)) {
+            /* strategies=a,b,c: the names that follow without '=' are its items */
+            while (end && end[1] && !memchr(end + 1, '=', strcspn(end + 1, ","))) end = strchr(end + 1, ',');
+            len = end ? (size_t)(end - p) : strlen(p);
+            char list[128];
+            size_t vl = len - (size_t)(eq - p) - 1;
+            if (vl >= sizeof list) vl = sizeof list - 1;
+            memcpy(list, eq + 1, vl);
+            list[vl] = 0;
+            for (char *c = list; *c; c++)
+                if (*c == ',') *c = '+';
+            if (!parse_value(&s, K_STRATEGIES, list, vl, err, err_len)) return NULL;
+            s.set |= 1u << K_STRATEGIES;
+            p = end ? end + 1 : NULL;
+            continue;
+        }
         if (!eq) {
             fail(err, err_len, "%s: expected key=value, got '%.*s'", v->name, (int)len, p);
             return NULL;
@@ -409,6 +524,18 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;
+    case K_PLAYOUT:
+        fputs(s->playout == PLAYOUT_SWITCH ? "switch" : playout_strategies[s->playout].name, out);
+        break;
+    case K_STRATEGIES:
+        for (uint32_t i = 0; i < s->n_strategies; i++)
+            fprintf(out, "%s%s", i ? "," : "", playout_strategies[s->strategies[i]].name);
+        break;
+    case K_B: fprintf(out, "%g", s->ss_b); break;
+    case K_K: fprintf(out, "%g", s->rave_k); break;
+    case K_DEPTH: fprintf(out, "%u", s->depth); break;
+    case K_TT: fprintf(out, "%llu", (unsigned long long)s->tt_mb); break;
+    case K_LEVEL: fprintf(out, "%u", s->level); break;
     case N_KEYS: break;
     }
 }
@@ -420,7 +547,8 @@ void search_spec_print(const search_spec_t *s, FILE *out)
     for (int i = 0; i < N_KEYS; i++) {
         if (!key_defs[i].applies(s->v)) continue;
         if (i == K_SECONDS && !timed) continue;
-        if ((i == K_PLAYOUTS || i == K_PTOP) && timed) continue;
+        if ((i == K_PLAYOUTS || i == K_PTOP || i == K_DEPTH) && timed) continue;
+        if ((i == K_STRATEGIES || i == K_B) && s->playout != PLAYOUT_SWITCH) continue;
         fputc(first ? ':' : ',', out);
         first = false;
         fprintf(out, "%s=", key_defs[i].name);
@@ -433,6 +561,8 @@ void search_players_help(FILE *out)
     fputs("Player specs: ALGO[:key=value,...], e.g. grave2:nodes=200,lambda=0.5,seed=7\n\nalgorithms:\n", out);
     for (size_t i = 0; i < search_n_variants; i++)
         fprintf(out, "  %-8s %s\n", search_variants[i].name, search_variants[i].summary);
+    for (size_t i = 0; i < search_n_other_variants; i++)
+        fprintf(out, "  %-8s %s\n", search_other_variants[i].name, search_other_variants[i].summary);
     fputs("\nkeys (default; range; meaning; algorithms):\n", out);
     for (int i = 0; i < N_KEYS; i++) {
         const key_def_t *kd = &key_defs[i];
@@ -440,6 +570,8 @@ void search_players_help(FILE *out)
         switch (kd->type) {
         case KT_ONOFF: snprintf(range, sizeof range, "on|off"); break;
         case KT_AMAF: snprintf(range, sizeof range, "auto|dense|sparse"); break;
+        case KT_PLAYOUT: snprintf(range, sizeof range, "a strategy|switch"); break;
+        case KT_LIST: snprintf(range, sizeof range, "strategies"); break;
         case KT_INT: {
             char hi[32];
             snprintf(range, sizeof range, "%.0f..%s", kd->lo, int_bound(kd->hi, hi, sizeof hi));
@@ -451,13 +583,18 @@ void search_players_help(FILE *out)
                 kd->meaning);
         for (size_t j = 0; j < search_n_variants; j++)
             if (kd->applies(&search_variants[j])) fprintf(out, " %s", search_variants[j].name);
+        for (size_t j = 0; j < search_n_other_variants; j++)
+            if (kd->applies(&search_other_variants[j])) fprintf(out, " %s", search_other_variants[j].name);
         fputc('\n', out);
     }
     fputs("\nBudgets (docs/players.md has examples): uct/grave/mc run P playouts; uctr/graver keep at most\n"
           "N nodes and recycle the least recently used leaf; uct2/grave2 split N into\n"
           "N_top = N - round(lambda*N) and N_sec = round(lambda*N) and run N_top x N_sec playouts;\n"
           "uctr2/graver2 run ptop x psec playouts within the same N. seconds=S replaces the playout\n"
-          "budget by a time limit. A later key overrides an earlier one.\n",
+          "budget by a time limit. A later key overrides an earlier one.\n"
+          "Playouts (section 14): playout=mobility|md|eval plays greedily by that heuristic one ply\n"
+          "ahead; playout=switch,strategies=mast,mobility,md,eval,b=4 lets a UCB1 bandit per role\n"
+          "pick the strategy of each simulation. ab:depth=D and nmcs:level=L are not MCTS.\n",
           out);
 }
 

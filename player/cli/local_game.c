@@ -28,6 +28,13 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
             (unsigned long long)rep->bytes_per_node, (unsigned long long)rep->bytes_peak, rep->value, rep->seconds);
     if (rep->recycled) fprintf(out, " recycled=%llu", (unsigned long long)rep->recycled);
     if (rep->capped) fprintf(out, " capped=%llu", (unsigned long long)rep->capped);
+    bool any = false; /* playout=switch: how often each strategy was chosen (grave-spec §14.2) */
+    for (uint32_t i = 0; i < SEARCH_MAX_STRATEGIES && search_strategy_name(i); i++)
+        if (rep->strategy[i]) {
+            fprintf(out, "%s%s=%llu", any ? "," : " strategies:", search_strategy_name(i),
+                    (unsigned long long)rep->strategy[i]);
+            any = true;
+        }
     fputc('\n', out);
 }
 
@@ -42,6 +49,13 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
     if (k == 0 || k > 64) {
         snprintf(res->error, sizeof res->error, "cannot play a game with %u roles", k);
         return;
+    }
+    for (uint32_t r = 0; r < k; r++) { /* alpha-beta and NMCS play some games only */
+        char why[120];
+        if (!search_spec_check_game(specs[r], g, why, sizeof why)) {
+            snprintf(res->error, sizeof res->error, "%s: %s", game_role_name(g, r), why);
+            return;
+        }
     }
     searcher_t **seat = xcalloc(k, sizeof *seat);
     for (uint32_t r = 0; r < k; r++) {
@@ -104,6 +118,16 @@ done:
     free(rep);
     game_state_free(st);
     game_ctx_free(ctx);
+}
+
+int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat)
+{
+    if (!res->ok) return 2;
+    int best = -1000;
+    for (uint32_t s = 0; s < k; s++)
+        if (s != seat && res->goals[s] > best) best = res->goals[s];
+    int a = res->goals[seat];
+    return a > best ? 1 : a == best ? 0 : -1;
 }
 
 /* ---- board print ---------------------------------------------------------- */

@@ -48,6 +48,11 @@ uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t 
 void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, FILE *out, bool verbose,
                      seat_totals_t *totals, local_game_t *res);
 
+/* The game's outcome for the player in seat: 1 if its goal is greater
+ * than every other seat's, 0 if equal to the best of them, -1 otherwise;
+ * 2 if the game failed (not res->ok). */
+int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat);
+
 /* Print a state as `game_state_print` does, then, if it has (cell X Y C...)
  * fluents, a grid of their contents C with X as columns and Y as rows,
  * labelled on top and on the left, over the whole board (every column and

@@ -2,6 +2,8 @@
  * tourn_rec.h). */
 #include "player/cli/tourn_rec.h"
 
+#include "player/cli/games_csv.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -32,37 +34,6 @@ void trec_csv_field(const char *s, bool quote, FILE *out)
     if (quote) fputc('"', out);
 }
 
-/* Split a CSV line in place into fields (quoted ones unquoted). Returns
- * the count, max + 1 if there are more, -1 if a quote is not closed. */
-static int csv_split(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line;;) {
-        if (n == max) return max + 1;
-        if (*p != '"') {
-            f[n++] = p;
-            char *c = strchr(p, ',');
-            if (!c) return n;
-            *c = '\0';
-            p = c + 1;
-            continue;
-        }
-        char *w = ++p;
-        f[n++] = w;
-        for (;;) {
-            if (!*p) return -1;
-            if (*p == '"' && p[1] != '"') break;
-            if (*p == '"') p++;
-            *w++ = *p++;
-        }
-        p++;
-        char end = *p;
-        *w = '\0';
-        if (!end) return n;
-        if (end != ',') return -1;
-        p++;
-    }
-}
 
 static bool u64_of(const char *s, uint64_t *out)
 {

@@ -124,7 +124,7 @@ static void test_players_is_consistent(void **state)
                      in_text ? "names" : "does not name");
         named += key;
     }
-    assert_int_equal(named, 4); /* mc uct grave compete */
+    assert_int_equal(named, 5); /* mc uct grave rave compete */
     /* nothing outside the repository */
     const char *outside[] = {"grave-spec", "gdl-protocol", "anchors", "shared/", "issue "};
     for (size_t i = 0; i < sizeof outside / sizeof *outside; i++)

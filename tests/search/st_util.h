@@ -72,4 +72,15 @@ static inline const char *data_file(const char *name)
     return buf[i];
 }
 
+/* Run `ggp ARGS` (the built binary); its exit status into *status and its
+ * output returned (never NULL; the caller frees it). */
+static inline char *st_run_ggp(const char *args, int *status)
+{
+    char cmd[4096 + 512];
+    snprintf(cmd, sizeof cmd, "%s %s", GGP_BIN, args);
+    char *out = NULL;
+    *status = tu_run(cmd, &out);
+    return out ? out : calloc(1, 1);
+}
+
 #endif

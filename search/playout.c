@@ -1,0 +1,379 @@
+/* playout.c - the playout strategies as one table, and strategy switching
+ * (grave-spec §9, §14).
+ *
+ * A row of playout_strategies[] chooses one decider's move at one step of a
+ * playout. random and mast are spec §9's playouts (the engine's default:
+ * mast, or random with mast=off, so those searchers' moves are unchanged).
+ * mobility (Mp), md (Md) and eval (E) are greedy one-ply choosers (§14.2):
+ * every legal move a is tried in a scratch context, the state s_a after it
+ * is scored by the row's heuristic for the role (§14.3), and the argmax is
+ * played, ties broken at random. Terminal states are scored by the shortcut
+ * of §14.2: a win (goal 100) above, anything less below every non-terminal
+ * score. At a simultaneous step the other deciders' moves in each J_a are
+ * one random sample per step, shared by all the candidates.
+ *
+ * With playout=switch a UCB1 bandit per role (Q_r, T_r over the strategy
+ * set, b = 4) picks each role's strategy at the start of every playout;
+ * after it, T_r(s_r) += 1 and Q_r(s_r) takes z[r]. The statistics persist
+ * over a match and decay with MAST's gamma at each of the agent's searches
+ * ([M] Algorithm 1 as resolved in §14.2 and §16 A24). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/xalloc.h"
+#include "search/search_internal.h"
+
+/* Terminal shortcut (§14.2): a win above, less than a win below, every
+ * heuristic value (all are far inside +-1e9). */
+#define TERMINAL_WIN 1e12
+#define TERMINAL_LOSS (-1e12)
+
+/* ---- heuristics (§14.3), at ps->ctx's current state ---------------------- */
+
+static uint32_t mob(playout_state_t *ps, uint32_t r)
+{
+    const move_id_t *m;
+    return game_legal(ps->ctx, r, &m);
+}
+
+/* One random legal joint move at the scratch state into ps->J. */
+static bool random_joint(playout_state_t *ps)
+{
+    for (uint32_t r = 0; r < ps->k; r++) {
+        const move_id_t *m;
+        uint32_t n = game_legal(ps->ctx, r, &m);
+        if (n == 0) return false;
+        ps->J[r] = m[n == 1 ? 0 : rng_below(ps->rng, n)];
+    }
+    return true;
+}
+
+/* Mp: the role's own mobility at s_a if it decides there; in alternating
+ * play (its only move at s_a is a noop) a 2-ply sample: one random reply of
+ * the others, then its mobility (§14.3, §16 A25). A sampled reply that
+ * ends the game scores 0, or 1e6 if the role won. */
+static double score_mobility(playout_state_t *ps, uint32_t r)
+{
+    uint32_t n = mob(ps, r);
+    if (n >= 2) return n;
+    if (!random_joint(ps)) return 0;
+    game_next(ps->ctx, ps->J, ps->s2);
+    game_ctx_set_state(ps->ctx, ps->s2);
+    if (game_is_terminal(ps->ctx)) return game_goal(ps->ctx, r) >= 100 ? 1e6 : 0;
+    return mob(ps, r);
+}
+
+/* Md: own mobility minus the opponents' mean, 1-ply: in alternating play
+ * "leave the opponent the fewest replies" (§14.3). */
+static double score_md(playout_state_t *ps, uint32_t r)
+{
+    double own = mob(ps, r), others = 0;
+    for (uint32_t o = 0; o < ps->k; o++)
+        if (o != r) others += mob(ps, o);
+    return ps->k > 1 ? own - others / (ps->k - 1) : own;
+}
+
+/* The roles named by fluent f's text (a token equal to a role's name):
+ * "(cell 4 4 black)" belongs to black. Cached per fluent id. */
+static uint64_t fluent_roles(playout_state_t *ps, uint32_t f)
+{
+    if (f >= ps->fcap) {
+        size_t old = ps->fcap, cap = old ? old : 256;
+        while (cap <= f) cap *= 2;
+        ps->fmask = xreallocarray(ps->fmask, cap, sizeof *ps->fmask);
+        ps->fknown = xreallocarray(ps->fknown, cap, sizeof *ps->fknown);
+        memset(ps->fknown + old, 0, cap - old);
+        ps->fcap = cap;
+    }
+    if (ps->fknown[f]) return ps->fmask[f];
+    char buf[512];
+    game_fluent_text(ps->g, f, buf, sizeof buf);
+    uint64_t mask = 0;
+    for (char *p = buf; *p;) {
+        while (*p && (*p == ' ' || *p == '(' || *p == ')')) p++;
+        size_t len = strcspn(p, " ()");
+        for (uint32_t r = 0; r < ps->k && r < 64 && len; r++) {
+            const char *name = game_role_name(ps->g, r);
+            if (strlen(name) == len && !strncasecmp(name, p, len)) mask |= 1ull << r;
+        }
+        p += len;
+    }
+    ps->fmask[f] = mask;
+    ps->fknown[f] = 1;
+    return mask;
+}
+
+/* The generic material feature of §14.3: the role's fluents minus the
+ * opponents' mean (a difference, so that a capture counts twice). */
+static double material(playout_state_t *ps, uint32_t r)
+{
+    const game_state_t *s = game_ctx_state(ps->ctx);
+    uint32_t n = game_state_fluents(ps->g, s, ps->fl, ps->fl_cap);
+    if (n > ps->fl_cap) {
+        ps->fl_cap = n;
+        ps->fl = xreallocarray(ps->fl, n, sizeof *ps->fl);
+        n = game_state_fluents(ps->g, s, ps->fl, ps->fl_cap);
+    }
+    double own = 0, others = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t m = fluent_roles(ps, ps->fl[i]);
+        if (!m) continue;
+        for (uint32_t o = 0; o < ps->k && o < 64; o++)
+            if ((m >> o) & 1) {
+                if (o == r) own++;
+                else others++;
+            }
+    }
+    return ps->k > 1 ? own - others / (ps->k - 1) : own;
+}
+
+/* E: the goal value of the non-terminal state, or the material substitute
+ * where goals are flat (§14.3). */
+static double score_eval(playout_state_t *ps, uint32_t r)
+{
+    if (ps->goals_flat) return material(ps, r);
+    int g = game_goal(ps->ctx, r);
+    return g >= 0 ? g : 0;
+}
+
+const strategy_row_t playout_strategies[PS_N] = {
+    [PS_RANDOM] = {"random", "a uniformly random legal move", NULL},
+    [PS_MAST] = {"mast", "MAST epsilon-greedy (spec §9)", NULL},
+    [PS_MOBILITY] = {"mobility", "Mp: the most own legal moves after the move (2-ply sample in turn-taking games)",
+                     score_mobility},
+    [PS_MD] = {"md", "Md: own minus opponents' legal moves after the move", score_md},
+    [PS_EVAL] = {"eval", "E: the goal value after the move (material count where goals are flat)", score_eval},
+};
+
+int strategy_find(const char *name, size_t len)
+{
+    for (int i = 0; i < PS_N; i++)
+        if (strlen(playout_strategies[i].name) == len && !strncasecmp(playout_strategies[i].name, name, len)) return i;
+    return -1;
+}
+
+const char *search_strategy_name(uint32_t i) { return i < PS_N ? playout_strategies[i].name : NULL; }
+
+/* ---- flat goals (§14.3) ---------------------------------------------------- */
+
+#define FLAT_SAMPLE_STATES 200
+#define FLAT_SAMPLE_PLIES 2000
+
+bool game_goals_informative(const game_t *g, game_ctx_t *ctx, rng_t *rng)
+{
+    uint32_t k = game_num_roles(g);
+    int *first = xcalloc(k ? k : 1, sizeof *first);
+    move_id_t *joint = xcalloc(k ? k : 1, sizeof *joint);
+    game_state_t *s = game_state_new(g);
+    bool informative = false, have = false;
+    uint32_t states = 0, plies = 0;
+    while (states < FLAT_SAMPLE_STATES && plies < FLAT_SAMPLE_PLIES && !informative) {
+        game_initial(ctx, s); /* random playouts from the start, their non-terminal states */
+        game_ctx_set_state(ctx, s);
+        while (!game_is_terminal(ctx) && states < FLAT_SAMPLE_STATES && plies < FLAT_SAMPLE_PLIES) {
+            for (uint32_t r = 0; r < k; r++) {
+                int v = game_goal(ctx, r);
+                if (!have) first[r] = v;
+                else if (v != first[r]) informative = true;
+            }
+            have = true;
+            states++;
+            bool ok = true;
+            for (uint32_t r = 0; r < k && ok; r++) {
+                const move_id_t *m;
+                uint32_t n = game_legal(ctx, r, &m);
+                if (n == 0) ok = false;
+                else joint[r] = m[n == 1 ? 0 : rng_below(rng, n)];
+            }
+            plies++;
+            if (!ok) break;
+            game_ctx_play(ctx, joint);
+        }
+        if (plies >= FLAT_SAMPLE_PLIES || states == 0) break;
+    }
+    game_state_free(s);
+    free(first);
+    free(joint);
+    return informative;
+}
+
+/* ---- per engine ------------------------------------------------------------ */
+
+static bool uses_strategies(const search_spec_t *s)
+{
+    return s->playout != PS_RANDOM && s->playout != PS_MAST;
+}
+
+void playout_init(engine_t *e)
+{
+    e->ps = NULL;
+    if (!uses_strategies(e->spec)) return; /* spec §9's playouts: nothing to keep */
+    playout_state_t *ps = xcalloc(1, sizeof *ps);
+    uint32_t k = e->k ? e->k : 1;
+    ps->g = e->g;
+    ps->k = e->k;
+    ps->ctx = game_ctx_new(e->g);
+    ps->sa = game_state_new(e->g);
+    ps->s2 = game_state_new(e->g);
+    ps->J = xcalloc(k, sizeof *ps->J);
+    ps->sample = xcalloc(k, sizeof *ps->sample);
+    ps->cur = xcalloc(k, sizeof *ps->cur);
+    ps->T = xcalloc((size_t)k * PS_N, sizeof *ps->T);
+    ps->W = xcalloc((size_t)k * PS_N, sizeof *ps->W);
+    ps->chosen = xcalloc((size_t)k * PS_N, sizeof *ps->chosen);
+    ps->goals_flat = -1;
+    ps->rng = &e->rng;
+    for (uint32_t r = 0; r < k; r++) ps->cur[r] = e->spec->playout == PLAYOUT_SWITCH ? PS_MAST : e->spec->playout;
+    e->ps = ps;
+}
+
+void playout_free(engine_t *e)
+{
+    playout_state_t *ps = e->ps;
+    if (!ps) return;
+    game_ctx_free(ps->ctx);
+    game_state_free(ps->sa);
+    game_state_free(ps->s2);
+    free(ps->J);
+    free(ps->sample);
+    free(ps->cand);
+    free(ps->cur);
+    free(ps->T);
+    free(ps->W);
+    free(ps->chosen);
+    free(ps->fmask);
+    free(ps->fknown);
+    free(ps->fl);
+    free(ps);
+    e->ps = NULL;
+}
+
+void playout_reset(engine_t *e)
+{
+    playout_state_t *ps = e->ps;
+    if (!ps) return;
+    size_t n = (size_t)(e->k ? e->k : 1) * PS_N;
+    memset(ps->T, 0, n * sizeof *ps->T);
+    memset(ps->W, 0, n * sizeof *ps->W);
+    memset(ps->chosen, 0, n * sizeof *ps->chosen);
+}
+
+void engine_decay(engine_t *e, double gamma)
+{
+    mast_decay(&e->mast, gamma);
+    playout_state_t *ps = e->ps;
+    if (!ps) return;
+    size_t n = (size_t)(e->k ? e->k : 1) * PS_N;
+    for (size_t i = 0; i < n; i++) {
+        ps->T[i] *= gamma; /* the same gamma as MAST (§14.2) */
+        ps->W[i] *= gamma;
+    }
+    memset(ps->chosen, 0, n * sizeof *ps->chosen);
+}
+
+uint32_t bandit_pick(const double *T, const double *W, const uint8_t *set, uint32_t n, double b, rng_t *rng)
+{
+    double total = 0;
+    for (uint32_t i = 0; i < n; i++) total += T[set[i]];
+    double ln = log(total > 1 ? total : 1);
+    argmax_t am = {-INFINITY, set[0], 0};
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = set[i];
+        double v = T[s] > 0 ? W[s] / T[s] + b * sqrt(ln / T[s]) : INFINITY; /* untried first */
+        argmax_offer(&am, rng, s, v);
+    }
+    return am.pick;
+}
+
+void playout_begin(engine_t *e)
+{
+    playout_state_t *ps = e->ps;
+    if (!ps || e->spec->playout != PLAYOUT_SWITCH) return;
+    for (uint32_t r = 0; r < e->k; r++) {
+        const double *T = ps->T + (size_t)r * PS_N, *W = ps->W + (size_t)r * PS_N;
+        ps->cur[r] = (uint8_t)bandit_pick(T, W, e->spec->strategies, e->spec->n_strategies, e->spec->ss_b, &e->rng);
+    }
+}
+
+void playout_end(engine_t *e)
+{
+    playout_state_t *ps = e->ps;
+    if (!ps) return;
+    for (uint32_t r = 0; r < e->k; r++) {
+        size_t i = (size_t)r * PS_N + ps->cur[r];
+        ps->chosen[i]++;
+        if (e->spec->playout != PLAYOUT_SWITCH) continue;
+        ps->T[i] += 1;
+        ps->W[i] += e->z[r];
+    }
+}
+
+uint32_t playout_pick(engine_t *e, uint32_t r)
+{
+    const move_id_t *m = e->legal[r];
+    uint32_t n = e->n_legal[r];
+    if (!e->spec->mast || rng_double(&e->rng) < e->spec->eps) return m[rng_below(&e->rng, n)];
+    argmax_t am = {-INFINITY, m[0], 0};
+    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], mast_q(&e->mast, keys_get(e->keys, r, m[i])));
+    return am.pick;
+}
+
+/* The greedy one-ply choice of decider r with heuristic score (§14.2). The
+ * other roles' moves in each candidate's joint move: forced moves as
+ * gathered, other deciders' from ps->sample. */
+static uint32_t greedy_pick(engine_t *e, uint32_t r, double (*score)(playout_state_t *, uint32_t))
+{
+    playout_state_t *ps = e->ps;
+    uint32_t n = e->n_legal[r];
+    if (n > ps->cand_cap) {
+        ps->cand_cap = n;
+        ps->cand = xreallocarray(ps->cand, n, sizeof *ps->cand);
+    }
+    memcpy(ps->cand, e->legal[r], n * sizeof *ps->cand); /* e->ctx's arrays: copied before game_next */
+    if (ps->goals_flat < 0 && score == score_eval) {
+        rng_t own; /* a sample of the game, not of this search: its own sequence */
+        rng_seed(&own, 0x5eedf1a7ull);
+        ps->goals_flat = !game_goals_informative(e->g, ps->ctx, &own);
+    }
+    argmax_t am = {-INFINITY, ps->cand[0], 0};
+    for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t o = 0; o < e->k; o++) ps->J[o] = e->n_legal[o] >= 2 ? ps->sample[o] : e->joint[o];
+        ps->J[r] = ps->cand[i];
+        game_next(e->ctx, ps->J, ps->sa);
+        game_ctx_set_state(ps->ctx, ps->sa);
+        double v;
+        if (game_is_terminal(ps->ctx)) {
+            int g = game_goal(ps->ctx, r);
+            v = g >= 100 ? TERMINAL_WIN + g : TERMINAL_LOSS + g;
+        } else {
+            v = score(ps, r);
+        }
+        argmax_offer(&am, &e->rng, ps->cand[i], v);
+    }
+    return am.pick;
+}
+
+void playout_joint(engine_t *e, int nd)
+{
+    playout_state_t *ps = e->ps;
+    if (!ps) { /* spec §9's playouts, exactly as they always were */
+        for (int i = 0; i < nd; i++) e->joint[e->dec[i]] = playout_pick(e, e->dec[i]);
+        return;
+    }
+    bool greedy = false;
+    for (int i = 0; i < nd; i++) greedy = greedy || playout_strategies[ps->cur[e->dec[i]]].score;
+    if (greedy && nd >= 2) /* the other deciders' moves in J_a: one sample per step (§14.2) */
+        for (int i = 0; i < nd; i++) {
+            uint32_t o = e->dec[i];
+            ps->sample[o] = e->legal[o][rng_below(&e->rng, e->n_legal[o])];
+        }
+    for (int i = 0; i < nd; i++) {
+        uint32_t r = e->dec[i];
+        const strategy_row_t *row = &playout_strategies[ps->cur[r]];
+        if (row->score) e->joint[r] = greedy_pick(e, r, row->score);
+        else if (ps->cur[r] == PS_MAST) e->joint[r] = playout_pick(e, r);
+        else e->joint[r] = e->legal[r][rng_below(&e->rng, e->n_legal[r])];
+    }
+}

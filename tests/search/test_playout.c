@@ -1,0 +1,279 @@
+/* test_playout.c - the playout strategies and strategy switching
+ * (grave-spec §14): each greedy strategy picks the move its heuristic rates
+ * best in a hand-made position, the terminal shortcut takes a win and
+ * avoids a loss, MAST and random behave as spec §9 says, the bandit's
+ * choices are UCB1's on a stub with known rewards, the bandits persist,
+ * decay and reset like MAST, and every MCTS row runs with every strategy. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "search/search_internal.h"
+#include "st_util.h"
+
+static search_spec_t *spec_of(const char *text)
+{
+    char err[512];
+    search_spec_t *s = search_spec_parse(text, err, sizeof err);
+    if (!s) fail_msg("%s: %s", text, err);
+    return s;
+}
+
+/* How often each move of x is chosen at strat's first state, out of n. */
+static void pick_counts(tgame_t *t, const char *spec_text, uint32_t n, uint32_t *hits, const char **names, uint32_t k)
+{
+    search_spec_t *sp = spec_of(spec_text);
+    searcher_t *s = searcher_new(t->g, 0, sp);
+    searcher_reseed(s, 7);
+    engine_t *e = searcher_engine(s, 0);
+    memset(hits, 0, k * sizeof *hits);
+    for (uint32_t i = 0; i < n; i++) {
+        game_ctx_set_state(e->ctx, t->st);
+        uint32_t m = engine_playout_move(e, 0);
+        bool found = false;
+        for (uint32_t j = 0; j < k; j++)
+            if (!strcmp(game_move_name(t->g, 0, m, true), names[j])) {
+                hits[j]++;
+                found = true;
+            }
+        if (!found) fail_msg("%s: unexpected move %s", spec_text, game_move_name(t->g, 0, m, true));
+    }
+    searcher_free(s);
+    search_spec_free(sp);
+}
+
+static void test_greedy_strategies_pick_their_best(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("strat_pos.kif"))) fail_msg("cannot load strat_pos.kif");
+    const char *names[] = {"(pick a)", "(pick b)", "(pick c)", "(pick l)"};
+    /* Mp: b (5 moves later); Md: a (o has 1 reply); E: c (goal 70) */
+    static const struct { const char *spec; uint32_t best; } cases[] = {
+        {"uct:playout=mobility", 1}, {"uct:playout=md", 0}, {"uct:playout=eval", 2},
+        {"grave:playout=mobility", 1}, {"rave:playout=md", 0}, {"mc:playout=eval", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t hits[4];
+        pick_counts(&t, cases[i].spec, 50, hits, names, 4);
+        if (hits[cases[i].best] != 50)
+            fail_msg("%s: chose a %u b %u c %u l %u times", cases[i].spec, hits[0], hits[1], hits[2], hits[3]);
+    }
+    tg_free(&t);
+}
+
+static void test_terminal_shortcut(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("strat_win.kif"))) fail_msg("cannot load strat_win.kif");
+    const char *names[] = {"(pick a)", "(pick b)", "(pick c)", "(pick l)", "(pick w)"};
+    const char *specs[] = {"uct:playout=mobility", "uct:playout=md", "uct:playout=eval"};
+    for (size_t i = 0; i < 3; i++) {
+        uint32_t hits[5];
+        pick_counts(&t, specs[i], 30, hits, names, 5);
+        if (hits[4] != 30) fail_msg("%s: the immediate win taken %u times of 30", specs[i], hits[4]);
+    }
+    tg_free(&t);
+    /* the immediate loss l is never chosen (strat_pos: all heuristics above it) */
+    if (!tg_load(&t, data_file("strat_pos.kif"))) fail_msg("cannot load strat_pos.kif");
+    const char *pos[] = {"(pick a)", "(pick b)", "(pick c)", "(pick l)"};
+    for (size_t i = 0; i < 3; i++) {
+        uint32_t hits[4];
+        pick_counts(&t, specs[i], 30, hits, pos, 4);
+        assert_int_equal(hits[3], 0);
+    }
+    tg_free(&t);
+}
+
+/* random: every move about equally often; mast with eps=0: the best Q. */
+static void test_random_and_mast_rows(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("strat_pos.kif"))) fail_msg("cannot load strat_pos.kif");
+    const char *names[] = {"(pick a)", "(pick b)", "(pick c)", "(pick l)"};
+    uint32_t hits[4];
+    pick_counts(&t, "uct:playout=random", 4000, hits, names, 4);
+    for (int j = 0; j < 4; j++) assert_float_equal(hits[j] / 4000.0, 0.25, 0.03);
+
+    search_spec_t *sp = spec_of("uct:playout=mast,eps=0");
+    searcher_t *s = searcher_new(t.g, 0, sp);
+    engine_t *e = searcher_engine(s, 0);
+    game_ctx_set_state(e->ctx, t.st);
+    const move_id_t *ms;
+    uint32_t n = game_legal(e->ctx, 0, &ms);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t key = keys_get(e->keys, 0, ms[i]);
+        mast_reserve(&e->mast, key + 1);
+        e->mast.n[key] = 10;
+        e->mast.w[key] = !strcmp(game_move_name(t.g, 0, ms[i], true), "(pick l)") ? 8 : 3;
+    }
+    for (int i = 0; i < 20; i++) {
+        game_ctx_set_state(e->ctx, t.st);
+        assert_string_equal(game_move_name(t.g, 0, engine_playout_move(e, 0), true), "(pick l)");
+    }
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
+/* ---- the bandit (spec §14.1, §14.2) ----------------------------------------- */
+
+/* UCB1 as [M] writes it, computed here independently: untried first, else
+ * argmax Q + b sqrt(ln n / T). Returns the arm, or -1 if several tie. */
+static int ucb1_reference(const double *T, const double *W, uint32_t n, double b)
+{
+    double total = 0;
+    for (uint32_t i = 0; i < n; i++) total += T[i];
+    int best = -1, ties = 0;
+    double bv = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        double v = T[i] == 0 ? 1e300 : W[i] / T[i] + b * sqrt(log(total) / T[i]);
+        if (v > bv + 1e-12) {
+            bv = v;
+            best = (int)i;
+            ties = 1;
+        } else if (fabs(v - bv) <= 1e-12) {
+            ties++;
+        }
+    }
+    return ties == 1 ? best : -1;
+}
+
+static void test_bandit_follows_ucb1(void **state)
+{
+    (void)state;
+    /* a stub: strategy i always scores reward[i] */
+    const double reward[4] = {0.2, 0.9, 0.5, 0.6};
+    const uint8_t set[4] = {0, 1, 2, 3};
+    const double bs[] = {4, 0.5};
+    for (size_t bi = 0; bi < 2; bi++) {
+        double T[PS_N] = {0}, W[PS_N] = {0};
+        rng_t rng;
+        rng_seed(&rng, 3);
+        for (int step = 0; step < 3000; step++) {
+            uint32_t s = bandit_pick(T, W, set, 4, bs[bi], &rng);
+            int want = ucb1_reference(T, W, 4, bs[bi]);
+            if (want >= 0 && (uint32_t)want != s) fail_msg("b=%g step %d: picked %u, UCB1 says %d", bs[bi], step, s, want);
+            if (step < 4) assert_true(T[s] == 0); /* untried ones first */
+            T[s] += 1;
+            W[s] += reward[s];
+        }
+        /* the best strategy is played most, and more so with less exploration */
+        for (int i = 0; i < 4; i++)
+            if (i != 1) assert_true(T[1] > T[i]);
+        if (bi == 1) assert_true(T[1] > 2500);
+    }
+}
+
+/* The bandits of a searcher: every playout counted once per role, every
+ * strategy of the set tried, statistics kept between moves and decayed. */
+static void test_switch_bookkeeping(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("ticTacToe.kif"))) return;
+    search_spec_t *sp = spec_of("uct:playouts=400,playout=switch,strategies=random,mobility,md,eval,decay=0.5");
+    assert_int_equal(sp->n_strategies, 4);
+    searcher_t *s = searcher_new(t.g, 0, sp);
+    searcher_reseed(s, 11);
+    search_report_t rep;
+    searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+    engine_t *e = searcher_engine(s, 0);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < PS_N; i++) sum += rep.strategy[i];
+    assert_int_equal(sum, e->st.playouts - 0); /* every playout chose one */
+    assert_int_equal(rep.strategy[PS_MAST], 0);  /* not in the set */
+    double T0[2 * PS_N];
+    for (uint32_t i = 0; i < 2 * PS_N; i++) T0[i] = e->ps->T[i];
+    for (uint32_t r = 0; r < 2; r++) {
+        double tr = 0;
+        for (uint32_t i = 0; i < PS_N; i++) tr += T0[r * PS_N + i];
+        assert_float_equal(tr, (double)sum, 1e-9);
+        assert_true(T0[r * PS_N + PS_RANDOM] > 0 && T0[r * PS_N + PS_EVAL] > 0);
+    }
+    engine_decay(e, 0.5); /* what the next search starts with */
+    for (uint32_t i = 0; i < 2 * PS_N; i++) assert_float_equal(e->ps->T[i], T0[i] * 0.5, 1e-9);
+    searcher_reset(s);
+    for (uint32_t i = 0; i < 2 * PS_N; i++) assert_float_equal(e->ps->T[i], 0, 0);
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
+/* ---- every MCTS row with every strategy; keys --------------------------------- */
+
+static void test_every_row_every_strategy(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("connectFour.kif"))) return;
+    const char *playouts[] = {"random", "mobility", "md", "eval", "switch"};
+    for (size_t vi = 0; vi < search_n_variants; vi++) {
+        const variant_t *v = &search_variants[vi];
+        if (v->sel == SEL_NONE || v->tree == TREE_TWO) continue;
+        for (size_t p = 0; p < 5; p++) {
+            char text[160];
+            snprintf(text, sizeof text, "%s:playouts=40,playout=%s%s", v->name, playouts[p], v->match ? ",memory=1" : "");
+            search_spec_t *sp = spec_of(text);
+            move_id_t m[2];
+            for (int rep = 0; rep < 2; rep++) {
+                searcher_t *s = searcher_new(t.g, 0, sp);
+                searcher_reseed(s, 5);
+                search_report_t r;
+                m[rep] = searcher_choose(s, t.st, deadline_none(), NULL, &r);
+                assert_int_equal(r.playouts, 40);
+                searcher_free(s);
+            }
+            if (m[0] != m[1]) fail_msg("%s: same seed, different move", text);
+            search_spec_free(sp);
+        }
+    }
+    tg_free(&t);
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    char err[512];
+    search_spec_t *s = search_spec_parse("grave:playout=switch,strategies=mast,eval,b=2,seed=3", err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    assert_int_equal(s->playout, PLAYOUT_SWITCH);
+    assert_int_equal(s->n_strategies, 2);
+    assert_int_equal(s->strategies[1], PS_EVAL);
+    assert_float_equal(s->ss_b, 2, 0);
+    assert_int_equal(s->seed, 3);
+    search_spec_free(s);
+    s = search_spec_parse("uct:mast=off", err, sizeof err);
+    assert_int_equal(s->playout, PS_RANDOM); /* the default follows mast= */
+    search_spec_free(s);
+    assert_null(search_spec_parse("uct:playout=fast", err, sizeof err));
+    assert_non_null(strstr(err, "random, mast, mobility, md, eval or switch"));
+    assert_null(search_spec_parse("uct:playout=switch,strategies=mast,bogus", err, sizeof err));
+    assert_non_null(strstr(err, "strategies"));
+    assert_null(search_spec_parse("uct:playout=mast,mast=off", err, sizeof err));
+    assert_non_null(strstr(err, "mast=off"));
+    assert_null(search_spec_parse("uct:strategies=mast,eval", err, sizeof err));
+    assert_non_null(strstr(err, "playout=switch"));
+    assert_null(search_spec_parse("ab:playout=eval", err, sizeof err));
+    assert_non_null(strstr(err, "inapplicable"));
+    s = search_spec_parse("rave", err, sizeof err);
+    assert_float_equal(s->rave_k, 1000, 0);
+    assert_float_equal(s->ref, 0, 0);
+    search_spec_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_greedy_strategies_pick_their_best),
+        cmocka_unit_test(test_terminal_shortcut),
+        cmocka_unit_test(test_random_and_mast_rows),
+        cmocka_unit_test(test_bandit_follows_ucb1),
+        cmocka_unit_test(test_switch_bookkeeping),
+        cmocka_unit_test(test_every_row_every_strategy),
+        cmocka_unit_test(test_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
