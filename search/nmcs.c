@@ -101,6 +101,15 @@ void nmcs_reset(nmcs_t *n, uint64_t seed)
 
 int nmcs_best(const nmcs_t *n) { return n->line_score; }
 
+bool nmcs_on_line(const nmcs_t *n, const game_state_t *st)
+{
+    if (n->line_score < 0) return false;
+    uint64_t h = game_state_hash(n->g, st);
+    for (size_t i = 0; i < n->line.n; i++)
+        if (n->line_hash[i] == h) return true;
+    return false;
+}
+
 static int goal_of(nmcs_t *n)
 {
     int g = game_goal(n->ctx, 0);

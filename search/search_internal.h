@@ -111,7 +111,7 @@ struct search_spec {
     uint64_t psec;     /* P_sec (graver2; derived otherwise) */
     double bias, ref, c, eps, decay, seconds;
     bool mast, share, check;
-    bool solver, reuse, ponder; /* match rows (compete) */
+    bool solver, reuse, ponder, nested; /* match rows (compete) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;
     uint64_t seed;
@@ -519,6 +519,8 @@ void nmcs_reset(nmcs_t *n, uint64_t seed);
 move_id_t nmcs_choose(nmcs_t *n, const game_state_t *st, deadline_t dl, const atomic_bool *stop, search_report_t *rep);
 /* The best score (0..100) of the sequence remembered, or -1. */
 int nmcs_best(const nmcs_t *n);
+/* st is a state of the best line (nmcs_choose then plays its move). */
+bool nmcs_on_line(const nmcs_t *n, const game_state_t *st);
 
 /* Ranking of root moves for the final choice (spec §4.7). */
 typedef struct pick {

@@ -23,6 +23,10 @@ struct searcher {
     bool shared; /* match row: the workers share worker 0's tree */
     ab_t *ab;     /* ab row (alphabeta.c), or NULL */
     nmcs_t *nmcs; /* nmcs row (nmcs.c), or NULL */
+    /* compete on a one-player game (nested=on): NMCS beside the tree,
+     * with a spec of its own (level 2) */
+    nmcs_t *nested;
+    search_spec_t nested_spec;
 };
 
 bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, size_t len)
@@ -50,6 +54,11 @@ searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *sp
     for (uint32_t i = 0; i < s->n_workers; i++) engine_init(&s->w[i], g, role, &s->spec, worker_seed(s->seed, i));
     if (spec->v->sel == SEL_AB) s->ab = ab_new(g, role, &s->spec, s->seed);
     if (spec->v->sel == SEL_NMCS) s->nmcs = nmcs_new(g, role, &s->spec, s->seed);
+    if (spec->v->match && spec->nested && game_num_roles(g) == 1) {
+        s->nested_spec = *spec;
+        s->nested_spec.level = 2;
+        s->nested = nmcs_new(g, role, &s->nested_spec, rng_derive(s->seed, 0x4e4d4353));
+    }
     if (s->n_workers > 1 && spec->v->match) { /* tree parallelism, or one worker if it cannot share */
         s->shared = true;
         for (uint32_t i = 1; i < s->n_workers && s->shared; i++) s->shared = engine_share(&s->w[i], &s->w[0]);
@@ -68,6 +77,7 @@ void searcher_free(searcher_t *s)
     for (uint32_t i = 0; i < s->n_workers; i++) engine_free(&s->w[i]);
     ab_free(s->ab);
     nmcs_free(s->nmcs);
+    nmcs_free(s->nested);
     free(s->w);
     free(s);
 }
@@ -77,6 +87,7 @@ void searcher_reset(searcher_t *s)
     for (uint32_t i = 0; i < s->n_workers; i++) engine_reset(&s->w[i], worker_seed(s->seed, i));
     if (s->ab) ab_reset(s->ab, s->seed);
     if (s->nmcs) nmcs_reset(s->nmcs, s->seed);
+    if (s->nested) nmcs_reset(s->nested, rng_derive(s->seed, 0x4e4d4353));
 }
 
 void searcher_reseed(searcher_t *s, uint64_t seed)
@@ -196,6 +207,17 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
         move = s->ab ? ab_choose(s->ab, st, deadline, stop, &r) : nmcs_choose(s->nmcs, st, deadline, stop, &r);
     } else if (n > 1 || (n == 1 && match_tree)) { /* a match tree grows on forced moves too */
         deadline = own_deadline(s, deadline);
+        /* One-player game, timed (issue 12 item 6): the tree gets the first
+         * half, nested Monte Carlo search the second; the better of the
+         * two guaranteed lines is played (a deterministic game's line is
+         * worth its final goal). Playout budgets stay tree-only, so they
+         * stay reproducible. */
+        deadline_t nested_dl = deadline;
+        bool nested = s->nested && n > 1 && deadline.at_ns && e0->line_value < 1.0;
+        if (nested) {
+            uint64_t now = clock_now_ns();
+            deadline = deadline_at_ns(deadline.at_ns > now ? now + (deadline.at_ns - now) / 2 : now);
+        }
         if (s->shared) {
             search_shared(s, st, deadline, stop);
             move = engine_final(e0, &r.value);
@@ -225,6 +247,16 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             free(jobs);
             move = merge_final(s, &r.value);
         }
+        if (nested && !(stop && atomic_load(stop))) {
+            search_report_t nr = {0};
+            move_id_t nm = nmcs_choose(s->nested, st, nested_dl, stop, &nr);
+            int best = nmcs_best(s->nested);
+            if (nm != UINT32_MAX && best > 0 && best > e0->line_value * 100.0 && nmcs_on_line(s->nested, st)) {
+                move = nm;
+                r.value = best / 100.0;
+            }
+            r.playouts += nr.playouts;
+        }
         for (uint32_t i = 0; i < s->n_workers; i++) {
             engine_t *e = &s->w[i];
             r.playouts += e->st.playouts;
@@ -247,6 +279,7 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             if (r.bytes_peak > node_only + mast) r.bytes_per_node += (r.bytes_peak - node_only - mast) / r.nodes_peak;
         }
     }
+    r.nested_best = s->nested ? nmcs_best(s->nested) : -1;
     r.seconds = (double)(clock_now_ns() - t0) / 1e9;
     if (rep) *rep = r;
     return move;

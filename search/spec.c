@@ -75,7 +75,7 @@ const variant_t *variant_find(const char *name, size_t len)
 
 typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
-    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY,
+    K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
     K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, N_KEYS
 } key_id_t;
 
@@ -149,6 +149,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_MEMORY] = {"memory", KT_INT, 1, 1048576, "(RAM/2)",
                   "MB for the tree and its tables (default half the RAM, at most 4096); LRU recycling past it",
                   ap_match},
+    [K_NESTED] = {"nested", KT_ONOFF, 0, 1, "on",
+                  "one-player games, timed: half of each search to nested Monte Carlo (level 2), its line if better",
+                  ap_match},
     [K_PLAYOUT] = {"playout", KT_PLAYOUT, 0, 0, "mast",
                    "playout strategy (spec §14): random, mast, mobility, md, eval, or switch (UCB1 per role)",
                    ap_search},
@@ -184,6 +187,7 @@ static search_spec_t spec_defaults(const variant_t *v)
         .solver = true,
         .reuse = true,
         .ponder = true,
+        .nested = true,
         .playout = PS_MAST,
         .n_strategies = sizeof default_strategies,
         .strategies = {PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL},
@@ -244,6 +248,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else if (id == K_SOLVER) s->solver = on;
         else if (id == K_REUSE) s->reuse = on;
         else if (id == K_PONDER) s->ponder = on;
+        else if (id == K_NESTED) s->nested = on;
         else s->check = on;
         return true;
     }
@@ -521,6 +526,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_SOLVER: fputs(s->solver ? "on" : "off", out); break;
     case K_REUSE: fputs(s->reuse ? "on" : "off", out); break;
     case K_PONDER: fputs(s->ponder ? "on" : "off", out); break;
+    case K_NESTED: fputs(s->nested ? "on" : "off", out); break;
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;

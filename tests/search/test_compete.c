@@ -385,6 +385,44 @@ static void test_single_player_best_line(void **state)
     }
 }
 
+/* nested=on (issue 12 item 6): on a one-player game with a time budget,
+ * half of each search goes to NMCS (level 2) beside the tree; its line is
+ * reported, and played when better. Off, or with a playout budget, there
+ * is none. */
+static void test_single_player_nested(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("lock.kif"))) fail_msg("cannot load lock.kif");
+    const char *specs[] = {"compete:seconds=0.2,threads=1", "compete:seconds=0.2,threads=1,nested=off",
+                           "compete:playouts=300,threads=1"};
+    for (int i = 0; i < 3; i++) {
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 0, specs[i], 1, &sp);
+        game_ctx_set_state(t.ctx, t.st);
+        game_state_t *now = game_state_new(t.g);
+        int first = -2;
+        while (!game_is_terminal(t.ctx)) {
+            game_state_copy(t.g, now, game_ctx_state(t.ctx));
+            search_report_t rep;
+            move_id_t m = searcher_choose(s, now, deadline_none(), NULL, &rep);
+            if (first == -2) first = rep.nested_best;
+            game_ctx_set_state(t.ctx, now);
+            game_ctx_play(t.ctx, &m);
+        }
+        if (i == 0) {
+            assert_int_equal(first, 100); /* the level-2 search from the start finds the code */
+            assert_int_equal(game_goal(t.ctx, 0), 100);
+        } else {
+            assert_int_equal(first, -1);
+        }
+        game_state_free(now);
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    tg_free(&t);
+}
+
 /* ---- tree parallelism ------------------------------------------------------------- */
 
 /* threads=2 shares one tree: the playout budget is exact over both workers,
@@ -454,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_tree_reuse),
         cmocka_unit_test(test_memory_bound_long_match),
         cmocka_unit_test(test_single_player_best_line),
+        cmocka_unit_test(test_single_player_nested),
         cmocka_unit_test(test_tree_parallel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
