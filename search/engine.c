@@ -930,6 +930,7 @@ void engine_search_begin(engine_t *e, const game_state_t *st)
         e->root = pool_alloc(e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
     }
     e->st.reused = kept ? e->pool->nodes[e->root].visits : 0;
+    for (uint32_t j = 0; j < e->pool->n_regions; j++) e->st.recycled0 += e->pool->reg[j].recycled;
     if (is_line_row(e) && line_move_at(e, e->root_state) == UINT32_MAX) e->line_value = -1; /* left the line */
 }
 

@@ -320,6 +320,7 @@ typedef struct engine_stats {
     uint64_t ref_self;    /* ... whose reference node was the node itself */
     uint64_t ref_root;    /* ... whose reference node was the search root */
     uint64_t reused;      /* root visits kept from earlier searches (tree reuse) */
+    uint64_t recycled0;   /* the pool's recycled count when the search began */
     bool root_solved;     /* the root's value is exact (solver) */
     uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
     const char *check_msg;

@@ -270,7 +270,9 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             if (s->shared && i > 0) continue; /* one tree */
             r.nodes_peak += e->pool->resident_peak;
             r.bytes_peak += e->pool->bytes_peak;
+            /* this search's recycling: the pool's count goes on over a match */
             for (uint32_t j = 0; j < e->pool->n_regions; j++) r.recycled += e->pool->reg[j].recycled;
+            r.recycled -= e->st.recycled0;
         }
         /* Sparse tables: report the mean table bytes per resident node at peak. */
         if (e0->pool->amaf_on && !e0->pool->K && r.nodes_peak) {

@@ -311,6 +311,11 @@ static void play_bounded_match(const char *path, const char *spec_text, uint64_t
             search_report_t rep;
             joint[r] = searcher_choose(s[r], now, deadline_none(), NULL, &rep);
             recycled += rep.recycled;
+            /* this search's own recycling: at most a node per playout (one
+             * expansion each), not the match's running total */
+            if (rep.recycled > rep.playouts)
+                fail_msg("step %u: %llu recycled in %llu playouts", steps, (unsigned long long)rep.recycled,
+                         (unsigned long long)rep.playouts);
             engine_t *e = searcher_engine(s[r], 0);
             size_t held = pool_held_bytes(e->pool);
             if (held > mb * 1024 * 1024)
