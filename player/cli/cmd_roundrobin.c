@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/clock.h"
 #include "base/rng.h"
 #include "base/xalloc.h"
 #include "player/cli/commands.h"
@@ -22,6 +24,7 @@
 #include "player/cli/games_csv.h"
 #include "player/cli/local_game.h"
 #include "player/cli/outfile.h"
+#include "player/cli/progress.h"
 
 static const char roundrobin_help[] =
     "usage: ggp roundrobin FILE.kif --player SPEC --player SPEC [--player SPEC ...]\n"
@@ -74,7 +77,7 @@ typedef struct rr {
     const char *csv_path;
     pthread_mutex_t mu;
     uint32_t done;
-    bool progress;
+    progress_t pr;
 } rr_t;
 
 /* The pair and seats of game i. */
@@ -152,13 +155,6 @@ static const char *resume_row(char *line, void *arg)
     return NULL;
 }
 
-static void progress_draw(const rr_t *t)
-{
-    fprintf(stderr, "\rroundrobin: %u/%u games", t->done, t->games);
-    if (t->done == t->games) fputc('\n', stderr);
-    fflush(stderr);
-}
-
 static void *worker(void *arg)
 {
     rr_t *t = arg;
@@ -175,7 +171,8 @@ static void *worker(void *arg)
             }
         }
         t->done++;
-        if (t->progress) progress_draw(t);
+        t->pr.done = t->done;
+        if (t->pr.on) progress_draw(&t->pr);
         pthread_mutex_unlock(&t->mu);
     }
     return NULL;
@@ -350,8 +347,7 @@ int cmd_roundrobin(int argc, char **argv)
         }
     }
     rr_t t = {.g = g, .k = g ? game_num_roles(g) : 0, .n = n, .texts = texts, .specs = specs,
-              .per_pair = (uint32_t)per_pair, .games = (uint32_t)total, .seed = seed, .progress = !quiet,
-              .csv_path = csv};
+              .per_pair = (uint32_t)per_pair, .games = (uint32_t)total, .seed = seed, .csv_path = csv};
     t.res = xcalloc(t.games ? t.games : 1, sizeof *t.res);
     t.seen = xcalloc(t.games ? t.games : 1, sizeof *t.seen);
     t.todo = xcalloc(t.games ? t.games : 1, sizeof *t.todo);
@@ -368,6 +364,10 @@ int cmd_roundrobin(int argc, char **argv)
             else t.done++;
         if (resume && t.done && !quiet)
             fprintf(stderr, "ggp roundrobin: resuming %s: %u of %u games done\n", csv, t.done, t.games);
+        t.pr = (progress_t){.on = !quiet, .tty = isatty(STDERR_FILENO) == 1, .every_ns = 30000000000ull,
+                            .start_ns = clock_now_ns(), .total = t.games, .done = t.done, .resumed = t.done,
+                            .cmd = "roundrobin"};
+        t.pr.last_ns = t.pr.start_ns;
         pthread_mutex_init(&t.mu, NULL);
         uint32_t j = jobs > t.n_todo ? (t.n_todo ? t.n_todo : 1) : (uint32_t)jobs;
         pthread_t *tid = xcalloc(j, sizeof *tid);

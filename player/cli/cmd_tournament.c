@@ -30,6 +30,7 @@
 #include "player/cli/common.h"
 #include "player/cli/local_game.h"
 #include "player/cli/outfile.h"
+#include "player/cli/progress.h"
 #include "player/cli/tourn_rec.h"
 #include "player/cli/tourn_report.h"
 
@@ -69,17 +70,6 @@ static const char tournament_help[] =
     "\n"
     "exit status: 0 done, 1 invalid rules or games that could not end, 2 usage or I/O error\n";
 
-/* Progress with an estimate of the time left: a bar redrawn in place on a
- * terminal, else a plain line every `every` seconds (logs of batch jobs). */
-typedef struct progress {
-    bool on, tty;
-    uint64_t every_ns;
-    uint64_t start_ns, last_ns;
-    uint32_t total, done, resumed; /* resumed: done before this run */
-    uint32_t w, d, l;
-    const char *label;             /* "shard 1/4: " or "" */
-} progress_t;
-
 typedef struct tourn {
     const game_t *g;
     trec_t *rec;
@@ -93,42 +83,6 @@ typedef struct tourn {
     pthread_mutex_t mu;
     progress_t pr;
 } tourn_t;
-
-/* "1:02:03" or "2:03" */
-static void put_duration(double s, FILE *out)
-{
-    unsigned long t = (unsigned long)(s + 0.5);
-    if (t >= 3600) fprintf(out, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
-    else fprintf(out, "%lu:%02lu", t / 60, t % 60);
-}
-
-static void progress_draw(progress_t *pr)
-{
-    uint64_t now = clock_now_ns();
-    bool last = pr->done == pr->total;
-    if (!pr->tty && !last && pr->done > pr->resumed && now - pr->last_ns < pr->every_ns) return;
-    pr->last_ns = now;
-    double elapsed = (double)(now - pr->start_ns) / 1e9;
-    uint32_t played = pr->done - pr->resumed;
-    if (pr->tty) {
-        const uint32_t width = 30;
-        uint32_t fill = (uint32_t)((uint64_t)pr->done * width / (pr->total ? pr->total : 1));
-        fprintf(stderr, "\r%s[", pr->label);
-        for (uint32_t i = 0; i < width; i++) fputc(i < fill ? '#' : '.', stderr);
-        fprintf(stderr, "] %u/%u  W %u D %u L %u  ", pr->done, pr->total, pr->w, pr->d, pr->l);
-    } else {
-        fprintf(stderr, "ggp tournament: %s%u/%u games (W %u D %u L %u), ", pr->label, pr->done, pr->total, pr->w,
-                pr->d, pr->l);
-    }
-    put_duration(elapsed, stderr);
-    fputs(" elapsed", stderr);
-    if (!last && played) {
-        fputs(", eta ", stderr);
-        put_duration(elapsed / played * (pr->total - pr->done), stderr);
-    }
-    fputs(pr->tty && !last ? "   " : "\n", stderr);
-    fflush(stderr);
-}
 
 static void play_one(tourn_t *t, uint32_t i)
 {
@@ -471,7 +425,11 @@ int cmd_tournament(int argc, char **argv)
         rc = EXIT_USAGE;
     }
     tourn_t t = {.g = g, .rec = &rec, .a_specs = a_specs, .b = b_spec, .csv_path = o.csv};
-    t.pr = (progress_t){.on = !o.quiet, .tty = isatty(STDERR_FILENO) == 1, .every_ns = o.every * 1000000000ull};
+    t.pr = (progress_t){.on = !o.quiet,
+                        .tty = isatty(STDERR_FILENO) == 1,
+                        .wdl = true,
+                        .every_ns = o.every * 1000000000ull,
+                        .cmd = "tournament"};
     char label[64] = "";
     if (o.sharded) snprintf(label, sizeof label, "shard %u/%u: ", rec.m.shard, rec.m.shards);
     t.pr.label = label;
