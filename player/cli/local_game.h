@@ -54,9 +54,10 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
  * row the game can use, empty ones too). */
 void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
 
-/* Load, validate and compile a rule file (diagnostics on stderr). Returns
- * NULL with *rc set to the exit code on failure. */
-game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc);
+/* Load, validate and compile a rule file (diagnostics on stderr) with
+ * opt's engine and load budgets. Returns NULL with *rc set to the exit
+ * code on failure. */
+game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, loaded_t *l, int *rc);
 
 
 #endif
