@@ -1253,7 +1253,9 @@ static bool membership_tabling(builder_t *b, bool *tab, const double *est)
         any |= ok;
     }
     b->tab = NULL;
-    b->n_tm = 0;
+    free(b->tm);
+    b->tm = NULL;
+    b->n_tm = b->cap_tm = 0;
     return any;
 }
 
