@@ -469,14 +469,48 @@ static bool same_demand(const rules_t *a, const rules_t *b)
     return true;
 }
 
+static size_t static_mb(const game_options_t *opt) { return opt && opt->static_mb ? opt->static_mb : 2048; }
+
+/* The static budget of opt in ms: static_ms (default 60000), or load_ms if
+ * smaller. */
+static uint64_t static_budget_ms(const game_options_t *opt)
+{
+    uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
+    if (opt && opt->load_ms && opt->load_ms < ms) ms = opt->load_ms;
+    return ms;
+}
+
+/* The error of a static phase stopped by its budget, at the first rule of
+ * the relation it was computing. */
+static void static_over_budget(const evaluator_t *ev, const program_t *p, const game_options_t *opt, diag_t *d)
+{
+    char name[160];
+    eval_blame_name(ev, name, sizeof name);
+    uint32_t off = eval_rel_src_off(ev, ev->blame_rel);
+    src_t *src = off == UINT32_MAX ? NULL : p->src;
+    if (!*name)
+        diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
+                   (unsigned long long)static_budget_ms(opt));
+    else if (ev->over_mem)
+        diag_error(d, src, off,
+                   "relation '%s' exceeds the memory budget of %zu MB (%u tuples) while loading: some rule asks "
+                   "it with arguments unbound, so it is computed in full (--memory raises the budget)",
+                   name, static_mb(opt), eval_rel_size(ev, ev->blame_rel));
+    else
+        diag_error(d, src, off,
+                   "relation '%s' is still being computed (%u tuples) when the load budget of %llu ms runs out "
+                   "(--load-ms raises the budget)",
+                   name, eval_rel_size(ev, ev->blame_rel), (unsigned long long)static_budget_ms(opt));
+}
+
 /* The rules game of p compiled with flags. A program with goal-directed
  * relations whose static phase or initial-state probe does not terminate
  * sets *retry instead of reporting (the caller compiles it without
  * tabling: bottom-up, under the static budget, as before). NULL also when
  * the normalised program evaluates like unless_like (before its static
  * phase, which is most of the cost of a compile). */
-static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag_t *d, unsigned flags, bool *retry,
-                             const rules_t *unless_like)
+static game_t *compile_flags(const program_t *p, const game_options_t *opt, deadline_t dl, diag_t *d, unsigned flags,
+                             bool *retry, const rules_t *unless_like)
 {
     term_store_t *ts = ts_new();
     rules_t *r = rules_compile(p, ts, d, flags);
@@ -494,22 +528,25 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag
     /* Static relations are computed in full, once: a description whose
      * static part is infinite in practice must fail cleanly rather than
      * hang a player. */
-    uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
-    deadline_t dl = deadline_in_ms(ms);
     g->stat.deadline = dl;
+    g->stat.mem_limit = static_mb(opt) << 20;
+    g->stat.progress = opt ? opt->progress : NULL;
+    if (g->stat.progress) atomic_store(&g->stat.progress->stage, "computing the static relations");
     bool tab = has_tabling(r);
-    if (!eval_run_phase(&g->stat, PHASE_STATIC) || (tab && !probe_initial(g, dl))) {
+    bool ok = eval_run_phase(&g->stat, PHASE_STATIC);
+    if (!ok || (tab && !probe_initial(g, dl))) {
         if (ts->full)
             diag_error(d, NULL, 0, "rules: the term store is full (more than %u MiB of distinct terms)",
                        (unsigned)((size_t)ts->max_chunks * TS_CHUNK_WORDS * 4 >> 20));
-        else if (tab) *retry = true;
+        else if (tab && !g->stat.over_mem) *retry = true;
         else
-            diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",
-                       (unsigned long long)ms);
+            static_over_budget(&g->stat, p, opt, d);
         game_free(&g->base);
         return NULL;
     }
     g->stat.deadline = deadline_none();
+    g->stat.mem_limit = 0;
+    g->stat.progress = NULL;
     for (uint32_t i = 0; i < r->n_rels; i++)
         if (r->rels[i].demand && r->rels[i].phase == PHASE_STATIC) g->has_static_demand = true;
     g->base.stats.engine = "rules";
@@ -582,18 +619,17 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
 {
     bool retry = false;
     unsigned flags = RULES_DEMAND;
-    game_t *g = compile_flags(p, opt, d, flags, &retry, NULL);
-    if (!g && retry) g = compile_flags(p, opt, d, flags |= RULES_NO_TABLING, &retry, NULL);
+    deadline_t dl = deadline_in_ms(static_budget_ms(opt));
+    game_t *g = compile_flags(p, opt, dl, d, flags, &retry, NULL);
+    if (!g && retry) g = compile_flags(p, opt, dl, d, flags |= RULES_NO_TABLING, &retry, NULL);
     if (!g) return NULL;
     /* Partial demand (rules.h RULES_PARTIAL), when it changes anything and
      * costs less work on the probe. */
     diag_t quiet;
     diag_init(&quiet, NULL);
     retry = false;
-    game_t *pg = compile_flags(p, opt, &quiet, flags | RULES_PARTIAL, &retry, ((rgame_t *)g)->rules);
+    game_t *pg = compile_flags(p, opt, dl, &quiet, flags | RULES_PARTIAL, &retry, ((rgame_t *)g)->rules);
     if (!pg) return g;
-    uint64_t ms = opt && opt->static_ms ? opt->static_ms : 60000;
-    deadline_t dl = deadline_in_ms(ms);
     uint64_t wp = probe_work((rgame_t *)pg, PLAN_PROBE_WORK, dl);
     uint64_t wb = wp == UINT64_MAX ? 0 : probe_work((rgame_t *)g, wp, dl);
     if (wp == UINT64_MAX || wb < wp) {
@@ -610,7 +646,7 @@ bool rules_need_tabling(const program_t *p)
     diag_init(&quiet, NULL);
     term_store_t *ts = ts_new();
     rules_t *r = rules_compile(p, ts, &quiet, RULES_DEMAND);
-    bool tab = r && has_tabling(r);
+    bool tab = r && r->infinite;
     if (r) rules_free(r);
     ts_free(ts);
     return tab;

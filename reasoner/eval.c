@@ -205,6 +205,7 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
     ev->store = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *ev->store);
     ev->own = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *ev->own);
     ev->delta_lit = NONE32;
+    ev->cur_rel = ev->blame_rel = REL_NONE;
     for (uint32_t i = 0; i < r->n_rels; i++) {
         if (r->rels[i].arity > ev->max_arity) ev->max_arity = r->rels[i].arity;
         relstore_init(&ev->own[i], r->rels[i].arity, ts);
@@ -407,6 +408,17 @@ static bool same(evaluator_t *ev, const pat_t *a, const pat_t *b)
     return true;
 }
 
+/* A tuple new in store s of rel: its bytes (data, dedup and index slots
+ * at half load) count against the memory budget. */
+static void note_stored(evaluator_t *ev, const relstore_t *s, uint32_t rel)
+{
+    ev->mem += (size_t)s->arity * sizeof(tid_t) + 2 * sizeof(uint32_t) + (size_t)s->n_idx * 3 * sizeof(uint32_t);
+    if (ev->mem_limit && ev->mem > ev->mem_limit && !ev->aborted) {
+        ev->aborted = ev->over_mem = true;
+        ev->blame_rel = rel;
+    }
+}
+
 static void emit_head(evaluator_t *ev, const crule_t *c)
 {
     const rules_t *r = ev->r;
@@ -415,9 +427,11 @@ static void emit_head(evaluator_t *ev, const crule_t *c)
     bool built = true;
     for (uint32_t a = 0; a < ar && built; a++) built = (tuple[a] = build(ev, c->head[a], true)) != 0;
     uint32_t idx;
-    bool fresh = built && relstore_insert(ev->store[c->head_rel], tuple, &idx);
+    relstore_t *hs = ev->store[c->head_rel];
+    bool fresh = built && relstore_insert(hs, tuple, &idx);
     scratch_put(ev, ar);
     if (!built) return;
+    if (fresh) note_stored(ev, hs, c->head_rel);
     if (fresh && r->rels[c->head_rel].demand) { /* an answer of the active call */
         demand_memo_t *dm = &ev->dm[c->head_rel];
         ev->n_answers++;
@@ -433,8 +447,10 @@ static bool budget_ok(evaluator_t *ev)
     if (ev->aborted) return false;
     if ((++ev->work & 4095) == 0) {
         if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit) ||
-            (ev->cancel && atomic_load_explicit(ev->cancel, memory_order_relaxed)))
+            (ev->cancel && atomic_load_explicit(ev->cancel, memory_order_relaxed))) {
             ev->aborted = true;
+            if (ev->blame_rel == REL_NONE) ev->blame_rel = ev->cur_rel;
+        }
     }
     return !ev->aborted;
 }
@@ -459,8 +475,9 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
     const crel_t *R = &r->rels[rel];
     demand_memo_t *dm = &ev->dm[rel];
     tid_t *saved_vals = ev->vals;
-    uint32_t saved_delta = ev->delta_lit, saved_active = dm->active;
+    uint32_t saved_delta = ev->delta_lit, saved_active = dm->active, saved_rel = ev->cur_rel;
     ev->delta_lit = NONE32;
+    ev->cur_rel = rel;
     for (uint32_t i = 0; i < R->n_rules_of && !ev->aborted; i++) {
         const crule_t *c = &r->rules[R->rules_of[i]];
         uint32_t nv = c->n_vars + 1;
@@ -480,6 +497,7 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
     dm->active = saved_active;
     ev->vals = saved_vals;
     ev->delta_lit = saved_delta;
+    ev->cur_rel = saved_rel;
 }
 
 static void set_status(demand_memo_t *dm, uint32_t call, uint8_t st, uint32_t low)
@@ -570,6 +588,7 @@ static uint32_t ensure_call(evaluator_t *ev, uint32_t rel, pat_t *const *args)
     scratch_put(ev, n);
     if (!ok) return NONE32;
     if (fresh) {
+        note_stored(ev, &dm->calls, rel);
         XVEC_RESERVE(&dm->first, &dm->cap_first, idx + 1);
         dm->first[idx] = 0;
         eval_call(ev, rel, idx, false);
@@ -785,6 +804,12 @@ static void run_rule(evaluator_t *ev, const crule_t *c, const corder_t *plan)
 static bool run_component(evaluator_t *ev, uint32_t lo, uint32_t hi)
 {
     const rules_t *r = ev->r;
+    ev->cur_rel = r->rules[lo].head_rel;
+    if (ev->progress) {
+        const crel_t *R = &r->rels[ev->cur_rel];
+        atomic_store(&ev->progress->rel, symtab_spelling(r->syms, R->name));
+        atomic_store(&ev->progress->arity, R->arity);
+    }
     if (!r->rules[lo].recursive) {
         for (uint32_t i = lo; i < hi && !ev->aborted; i++) run_rule(ev, &r->rules[i], &r->rules[i].plan);
         return !ev->aborted;
@@ -854,3 +879,26 @@ bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to)
 bool eval_run_phase(evaluator_t *ev, phase_t phase) { return eval_run_phases(ev, phase, phase); }
 
 tid_t eval_build_term(evaluator_t *ev, const pat_t *p) { return build(ev, p, true); }
+
+const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len)
+{
+    if (ev->blame_rel == REL_NONE || ev->blame_rel >= ev->r->n_rels) {
+        snprintf(buf, len, "%s", "");
+        return buf;
+    }
+    const crel_t *R = &ev->r->rels[ev->blame_rel];
+    snprintf(buf, len, "%s/%u", symtab_spelling(ev->r->syms, R->name), R->arity);
+    return buf;
+}
+
+uint32_t eval_rel_size(const evaluator_t *ev, uint32_t rel) { return rel < ev->r->n_rels ? ev->store[rel]->n : 0; }
+
+uint32_t eval_rel_src_off(const evaluator_t *ev, uint32_t rel)
+{
+    const rules_t *r = ev->r;
+    if (rel >= r->n_rels) return UINT32_MAX;
+    if (r->rels[rel].tabled) rel = r->rels[rel].orig;
+    for (uint32_t i = 0; i < r->n_rules; i++)
+        if (r->rules[i].head_rel == rel && r->rules[i].src_off != UINT32_MAX) return r->rules[i].src_off;
+    return UINT32_MAX;
+}

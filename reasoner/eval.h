@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "base/clock.h"
+#include "reasoner/game.h"
 #include "reasoner/rules.h"
 #include "reasoner/terms.h"
 
@@ -134,6 +135,16 @@ typedef struct evaluator {
     deadline_t deadline;
     const atomic_bool *cancel; /* or NULL; checked with the deadline */
     uint64_t work, work_limit;
+    /* Memory budget (bytes of tuples this evaluator stored, about): past
+     * mem_limit (0: none) the evaluation stops, over_mem set. */
+    size_t mem, mem_limit;
+    bool over_mem;
+    /* The relation being computed (its component's first head, or the
+     * demand call's), and the one to blame once aborted; REL_NONE when
+     * none. progress, when set, hears of each relation computed (a
+     * watcher's 'loading' line). */
+    uint32_t cur_rel, blame_rel;
+    game_progress_t *progress;
     bool aborted;
     /* semi-naive: current delta literal */
     uint32_t delta_lit, delta_lo, delta_hi;
@@ -159,6 +170,15 @@ size_t eval_demand_size(const evaluator_t *ev, phase_t phase);
 bool eval_run_phase(evaluator_t *ev, phase_t phase);
 /* Run the rules of the phases in [from, to] (relaxed grounding runs all). */
 bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to);
+
+/* "name/arity" of the relation to blame for an aborted evaluation (its
+ * spelling; "" if none), into buf. */
+const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len);
+/* Tuples stored so far for relation rel. */
+uint32_t eval_rel_size(const evaluator_t *ev, uint32_t rel);
+/* Source offset of the first rule of rel (the relation an adorned copy
+ * copies), or UINT32_MAX. */
+uint32_t eval_rel_src_off(const evaluator_t *ev, uint32_t rel);
 
 /* The term a pattern denotes under the current variable values (interning
  * it if new); for emit callbacks. */

@@ -18,6 +18,9 @@ game_options_t game_options_defaults(const game_options_t *opt)
     game_options_t o = opt ? *opt : (game_options_t){0};
     if (!o.ground_ms) o.ground_ms = 10000;
     if (!o.ground_mb) o.ground_mb = 2048;
+    /* Within a load budget, grounding takes at most half (its build up to
+     * three quarters), the rules engine what is left (game_compile). */
+    if (o.load_ms && o.ground_ms > o.load_ms / 2) o.ground_ms = o.load_ms / 2 ? o.load_ms / 2 : 1;
     return o;
 }
 
@@ -44,6 +47,10 @@ game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
         }
     }
     if (!g && *reason && !o.quiet) diag_note(d, NULL, 0, "falling back to the rules engine: %s", reason);
+    if (!g && o.load_ms) { /* what is left of the load budget */
+        uint64_t spent = (clock_now_ns() - t0) / 1000000;
+        o.load_ms = spent + 1 < o.load_ms ? o.load_ms - spent : 1;
+    }
     if (!g) g = rules_engine_compile(p, &o, d);
     if (!g) return NULL;
     g->stats.ground_ms = (double)(clock_now_ns() - t0) / 1e6;

@@ -41,6 +41,15 @@ typedef uint32_t move_id_t;
 
 typedef enum { ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES } engine_kind_t;
 
+/* What a compile is doing, for a watcher on another thread (the CLI's
+ * 'loading' line): a stage and the relation being computed (spellings
+ * that live as long as the program; NULL when none). */
+typedef struct game_progress {
+    _Atomic(const char *) stage;
+    _Atomic(const char *) rel;
+    atomic_uint arity;
+} game_progress_t;
+
 typedef struct game_options {
     engine_kind_t engine;
     /* Grounding budget: beyond either, ENGINE_AUTO falls back to rules and
@@ -53,6 +62,15 @@ typedef struct game_options {
      * in full): past it the game does not compile, instead of hanging on a
      * description whose static part is infinite in practice. 0 = 60000. */
     uint64_t static_ms;
+    /* Memory budget of the rules engine's static relations (tuples
+     * stored): past it the game does not compile, with an error naming the
+     * relation. 0 = 2048 MB. */
+    size_t static_mb;
+    /* Budget of the whole compile (ENGINE_AUTO: grounding, then the rules
+     * engine in what is left): 0 = none beyond those above. A compile past
+     * it fails with an error naming the relation it was computing. */
+    uint64_t load_ms;
+    game_progress_t *progress; /* or NULL */
     bool quiet;                /* do not report which engine was chosen */
     /* Grounding stops (as past its budget) once this becomes true; NULL:
      * never (game_grounding_free uses it). */

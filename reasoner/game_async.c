@@ -45,6 +45,7 @@ game_grounding_t *game_grounding_start(const program_t *p, const game_options_t 
     gg->prog = p;
     gg->opt = game_options_defaults(opt);
     gg->opt.engine = ENGINE_AUTO;
+    gg->opt.progress = NULL; /* the caller's own compile reports its progress */
     atomic_init(&gg->cancel, false);
     gg->opt.cancel = &gg->cancel;
     pthread_mutex_init(&gg->mu, NULL);

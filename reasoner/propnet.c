@@ -170,6 +170,7 @@ static void record(void *ud, const crule_t *c, const tid_t *vals, const uint32_t
     if (gr->bytes > gr->max_bytes && !gr->over) {
         gr->over = true;
         gr->ev->aborted = true;
+        gr->ev->blame_rel = c->head_rel;
     }
 }
 
@@ -221,19 +222,33 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     deadline_t build_budget = deadline_in_ms(opt->ground_ms + opt->ground_ms / 2);
     stat.deadline = budget;
     stat.cancel = opt->cancel;
+    /* The relaxed evaluation's own tuples count against the memory budget
+     * too (a static relation of billions of tuples: 800 MB in 10 s). */
+    stat.mem_limit = opt->ground_mb << 20;
+    stat.progress = opt->progress;
+    if (opt->progress) atomic_store(&opt->progress->stage, "grounding the rules");
     bool static_ok = eval_run_phase(&stat, PHASE_STATIC);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
     rel.deadline = budget;
     rel.cancel = opt->cancel;
+    rel.mem_limit = stat.mem < (opt->ground_mb << 20) ? (opt->ground_mb << 20) - stat.mem : 1;
+    rel.progress = opt->progress;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
     rel.emit = record;
     rel.emit_ud = &gr;
     bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
     if (!ok) {
+        const evaluator_t *at = static_ok ? &rel : &stat;
+        char name[160], where[200] = "";
+        if (*eval_blame_name(at, name, sizeof name))
+            snprintf(where, sizeof where, " (at relation '%s', %u tuples)", name, eval_rel_size(at, at->blame_rel));
         if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
-        else if (gr.over) snprintf(reason, reason_len, "grounding needs more than %zu MB", opt->ground_mb);
-        else snprintf(reason, reason_len, "grounding takes longer than %llu ms", (unsigned long long)opt->ground_ms);
+        else if (gr.over || at->over_mem)
+            snprintf(reason, reason_len, "grounding needs more than %zu MB%s", opt->ground_mb, where);
+        else
+            snprintf(reason, reason_len, "grounding takes longer than %llu ms%s", (unsigned long long)opt->ground_ms,
+                     where);
         grounder_free(&gr);
         eval_free(&rel);
         eval_free(&stat);

@@ -1112,6 +1112,7 @@ static double *estimate_sizes(const builder_t *b)
 }
 
 static bool is_keyword_rel(const rules_t *r, uint32_t rel);
+static void plan_uses(const rules_t *r, const crule_t *c, const corder_t *plan, uint32_t head_mask, uint32_t *mask_of);
 
 /* The adorned copy of rel for call pattern mask, created (and queued in
  * *ad as rel, mask, copy triples) if new. */
@@ -1217,6 +1218,47 @@ static bool copy_adorned_rules(builder_t *b, uint32_t n_orig, uint32_t scc, uint
     return true;
 }
 
+/* Static relations of more than RULES_MEMBER_BIG estimated tuples that
+ * every rule asks with all arguments bound once they come last in its
+ * body (rules.h, RULES_MEMBER_BIG): marked in tab, which plan_order_from
+ * reads to put them last. True if any. */
+static bool membership_tabling(builder_t *b, bool *tab, const double *est)
+{
+    rules_t *r = b->r;
+    bool any = false;
+    for (uint32_t x = 0; x < r->n_rels; x++) {
+        const crel_t *X = &r->rels[x];
+        if (tab[x] || !X->has_rules || X->phase != PHASE_STATIC || is_keyword_rel(r, x) || X->arity == 0 ||
+            X->arity > 32 || !(est[x] > RULES_MEMBER_BIG))
+            continue;
+        uint32_t full = X->arity == 32 ? UINT32_MAX : (1u << X->arity) - 1;
+        b->tab = tab;
+        tab[x] = true;
+        b->n_tm = 0;
+        bool ok = tab_ok(b, x, full);
+        for (uint32_t i = 0; i < b->n_rules && ok; i++) {
+            crule_t *c = &b->rules[i];
+            bool uses = false;
+            for (uint32_t k = 0; k < c->n_body; k++) uses |= c->body[k].kind != CL_DISTINCT && c->body[k].rel == x;
+            if (!uses || c->head_rel == x) continue;
+            uint32_t *mask = xmalloc(r->n_rels * sizeof *mask);
+            for (uint32_t j = 0; j < r->n_rels; j++) mask[j] = UINT32_MAX;
+            corder_t pl;
+            ok = !tab[c->head_rel] && plan_order_from(b, c, UINT32_MAX, &pl, 0);
+            if (ok) plan_uses(r, c, &pl, 0, mask);
+            ok = ok && (mask[x] & full) == full;
+            free(mask);
+        }
+        tab[x] = ok;
+        any |= ok;
+    }
+    b->tab = NULL;
+    free(b->tm);
+    b->tm = NULL;
+    b->n_tm = b->cap_tm = 0;
+    return any;
+}
+
 /* Decide which relations are evaluated goal-directed (rules.h, tabling),
  * make their adorned copies and redirect every use to them. */
 static void compute_tabling(builder_t *b)
@@ -1227,12 +1269,16 @@ static void compute_tabling(builder_t *b)
     bool *tab = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *tab);
     double *est = estimate_sizes(b);
     bool any = false;
-    for (uint32_t i = 0; i < b->n_rules; i++) {
+    /* The relaxed program (the grounder) has no goal-directed relation but
+     * the membership ones below. */
+    for (uint32_t i = 0; i < b->n_rules && !r->relaxed; i++) {
         const crule_t *c = &b->rules[i];
         uint32_t h = c->head_rel;
         if (tab[h] || is_keyword_rel(r, h) || r->rels[h].arity == 0 || r->rels[h].arity > 32) continue;
         if (rule_grows(b, c) || (r->rels[h].phase == PHASE_STATIC && est[h] > RULES_HUGE)) any = tab[h] = true;
     }
+    r->infinite = any;
+    any |= membership_tabling(b, tab, est);
     free(est);
     if (!any) {
         free(tab);
@@ -1266,9 +1312,13 @@ static void compute_tabling(builder_t *b)
             changed = true;
         }
     }
-    for (uint32_t i = 0; i < b->n_rules && !give_up; i++)
-        if (tab[b->rules[i].head_rel] && (is_keyword_rel(r, b->rules[i].head_rel) || b->rules[i].bridge)) give_up = true;
+    for (uint32_t i = 0; i < b->n_rules && !give_up; i++) {
+        uint32_t h = b->rules[i].head_rel;
+        if (tab[h] && (is_keyword_rel(r, h) || b->rules[i].bridge || (r->relaxed && r->rels[h].phase != PHASE_STATIC)))
+            give_up = true;
+    }
     if (give_up) { /* left to bottom-up evaluation and its budget */
+        r->infinite = false;
         b->tab = NULL;
         free(tab);
         free(b->tm);
@@ -1427,6 +1477,17 @@ static void adorn_partial(builder_t *b, bool *cand)
     b->n_tm = b->cap_tm = 0;
 }
 
+/* The rules of each demand relation, which its calls run (eval.c). */
+static void link_rules_of(rules_t *r)
+{
+    for (uint32_t i = 0; i < r->n_rules; i++) {
+        crel_t *h = &r->rels[r->rules[i].head_rel];
+        if (!h->demand || h->replaced) continue;
+        h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
+        h->rules_of[h->n_rules_of++] = i;
+    }
+}
+
 static void compute_demand(builder_t *b, unsigned flags)
 {
     rules_t *r = b->r;
@@ -1523,12 +1584,7 @@ static void compute_demand(builder_t *b, unsigned flags)
     }
     if (partial) adorn_partial(b, cand);
     b->late = NULL;
-    for (uint32_t i = 0; i < r->n_rules; i++) {
-        crel_t *h = &r->rels[r->rules[i].head_rel];
-        if (!h->demand || h->replaced) continue;
-        h->rules_of = xreallocarray(h->rules_of, h->n_rules_of + 1, sizeof *h->rules_of);
-        h->rules_of[h->n_rules_of++] = i;
-    }
+    link_rules_of(r);
     free(cand);
     free(mask);
     free(bad_scc);
@@ -1625,6 +1681,12 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
             r->rules = b.rules;
             r->n_rules = b.n_rules;
             if (b.errors == 0) compute_demand(&b, flags);
+        } else if (flags & RULES_RELAXED) { /* huge membership relations only */
+            b.rules = r->rules;
+            compute_tabling(&b);
+            r->rules = b.rules;
+            r->n_rules = b.n_rules;
+            if (b.errors == 0) link_rules_of(r);
         }
     }
     if (ts->full) { /* pat_seal's interning failed (terms.h) */

@@ -123,6 +123,9 @@ typedef struct rules {
     tid_t *roles;       /* role constants in description order */
     uint32_t n_roles;
     bool relaxed;
+    /* Some relation is goal-directed because it is infinite or astronomic
+     * bottom-up (not only a membership relation): no grounding. */
+    bool infinite;
     idx_spec_t *specs;  /* every index some plan uses */
     uint32_t n_specs, cap_specs;
     arena_t *arena;
@@ -160,6 +163,13 @@ typedef struct rules {
  * the program is left as it is, and the budget of the static phase fails
  * it cleanly. */
 #define RULES_HUGE 1e15
+/* A static relation estimated larger than this that every rule asks with
+ * all its arguments bound (once its literal comes last in the body) is
+ * goal-directed too, whatever its size: each membership question is one
+ * memoised call (a sudoku's ten-argument relation over nine (index ?x)
+ * facts, 9^10 tuples bottom-up, asked fully bound). Also in the relaxed
+ * program (the grounder records no static rule). */
+#define RULES_MEMBER_BIG 1e6
 /* With RULES_DEMAND: no tabling (the rules engine's fallback when the
  * goal-directed evaluation of a program does not terminate). */
 #define RULES_NO_TABLING 4u

@@ -91,6 +91,30 @@ program_t *tu_gdl_load(src_t *src, const char *name, bool no_warnings, symtab_t 
     return prog;
 }
 
+void tu_rules_text(const char *name, const char *text, tu_rules_t *l)
+{
+    *l = (tu_rules_t){0};
+    l->src = src_new(name, text, strlen(text));
+    l->prog = tu_gdl_load(l->src, name, false, &l->syms, &l->info);
+}
+
+void tu_rules_file(const char *path, tu_rules_t *l)
+{
+    *l = (tu_rules_t){0};
+    const char *err = NULL;
+    l->src = src_read_file(path, &err);
+    if (!l->src) fail_msg("cannot read %s: %s", path, err);
+    l->prog = tu_gdl_load(l->src, path, false, &l->syms, &l->info);
+}
+
+void tu_rules_free(tu_rules_t *l)
+{
+    gdl_info_free(&l->info);
+    program_free(l->prog);
+    symtab_free(l->syms);
+    src_free(l->src);
+}
+
 int tu_count_char(const char *s, char c)
 {
     int n = 0;

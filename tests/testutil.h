@@ -72,4 +72,15 @@ char *tu_csv_rows(const char *path, int drop, int *n);
  * caller frees the program, then *syms, then src; and info. */
 program_t *tu_gdl_load(src_t *src, const char *name, bool no_warnings, symtab_t **syms, gdl_info_t *info);
 
+/* A rule text or file loaded with tu_gdl_load, and what it owns. */
+typedef struct tu_rules {
+    src_t *src;
+    symtab_t *syms;
+    program_t *prog;
+    gdl_info_t info;
+} tu_rules_t;
+void tu_rules_text(const char *name, const char *text, tu_rules_t *l);
+void tu_rules_file(const char *path, tu_rules_t *l);
+void tu_rules_free(tu_rules_t *l);
+
 #endif

@@ -34,7 +34,12 @@ static const char bench_help[] =
     "the propnet if it comes within its budget.\n"
     "playouts_per_cpu_sec divides by the CPU time of the playout threads.\n"
     "\n"
-    "  --seconds S   measuring time (default 5)\n"
+    "  --seconds S   time of the whole run (default 5): loading, within\n"
+    "                --load-ms if given, then measuring for what is left\n"
+    "                (a tenth of S at least)\n"
+    "  --load-ms MS  load budget (default S): the propnet is waited for\n"
+    "                that long at most; the rules engine fails past it\n"
+    "  --memory MB   memory budget of loading (default 2048)\n"
     "  --threads T   playout threads (default 1)\n"
     "  --seed N      base seed (default 1)\n"
     "  --engine E    propnet, rules or auto (default auto)\n"
@@ -138,20 +143,23 @@ typedef struct auto_watch {
     grounding_status_t st;
     game_t *pn;
     char reason[160];
+    uint64_t until_ns; /* end of the load budget: the first playout stops there */
 } auto_watch_t;
 
 static bool propnet_came(watch_t *w)
 {
     auto_watch_t *a = (auto_watch_t *)w;
     if (a->st == GROUNDING_RUNNING) a->st = game_grounding_take(a->gg, 0, &a->pn, a->reason, sizeof a->reason);
-    return a->st == GROUNDING_READY;
+    return a->st == GROUNDING_READY || clock_now_ns() > a->until_ns;
 }
 
 static game_t *open_auto(const char *file, const game_options_t *opts, loaded_t *l, uint64_t t0, uint64_t seed,
                          uint64_t *first_ns, double *load_ms, int *rc)
 {
     if (!cli_rules_open("bench", file, l, rc)) return NULL;
-    auto_watch_t a = {.w = {.stop = propnet_came}, .gg = game_grounding_start(l->prog, opts)};
+    auto_watch_t a = {.w = {.stop = propnet_came},
+                      .gg = game_grounding_start(l->prog, opts),
+                      .until_ns = t0 + opts->load_ms * 1000000ull};
     game_t *rules = NULL;
     if (!propnet_came(&a.w)) {
         game_options_t ro = *opts;
@@ -176,7 +184,15 @@ static game_t *open_auto(const char *file, const game_options_t *opts, loaded_t 
         game_state_free(s0);
         game_ctx_free(c);
     }
-    if (a.st == GROUNDING_RUNNING) a.st = game_grounding_take(a.gg, UINT64_MAX, &a.pn, a.reason, sizeof a.reason);
+    /* The propnet is waited for until the load budget runs out (--load-ms,
+     * else --seconds), no longer. */
+    uint64_t load_end = a.until_ns, now = clock_now_ns();
+    if (a.st == GROUNDING_RUNNING)
+        a.st = game_grounding_take(a.gg, now < load_end ? (load_end - now) / 1000000ull : 0, &a.pn, a.reason,
+                                   sizeof a.reason);
+    if (a.st == GROUNDING_RUNNING)
+        snprintf(a.reason, sizeof a.reason, "grounding takes longer than the load budget of %llu ms",
+                 (unsigned long long)opts->load_ms);
     uint64_t end_ns = clock_now_ns();
     game_grounding_free(a.gg);
     if (a.pn) {
@@ -244,6 +260,9 @@ int cmd_bench(int argc, char **argv)
         return EXIT_USAGE;
     }
     uint64_t t0 = clock_now_ns(), first_ns = 0;
+    /* --seconds bounds the whole run: loading gets it all unless --load-ms
+     * says otherwise, the measurement what is left (a tenth at least). */
+    if (!opts.load_ms) opts.load_ms = (uint64_t)(seconds * 1000) ? (uint64_t)(seconds * 1000) : 1;
     loaded_t l;
     double load_ms = 0;
     game_t *g = opts.engine == ENGINE_AUTO ? open_auto(file, &opts, &l, t0, seed, &first_ns, &load_ms, &rc)
@@ -254,7 +273,8 @@ int cmd_bench(int argc, char **argv)
     game_get_stats(g, &st);
 
     worker_t *w = xcalloc(threads, sizeof *w);
-    uint64_t run_ns = (uint64_t)(seconds * 1e9);
+    uint64_t run_ns = (uint64_t)(seconds * 1e9), spent_ns = clock_now_ns() - t0;
+    run_ns = spent_ns + run_ns / 10 < run_ns ? run_ns - spent_ns : run_ns / 10;
     for (uint64_t i = 0; i < threads; i++) {
         w[i] = (worker_t){.g = g, .seed = rng_derive(seed, i), .warm_ns = run_ns / 10, .run_ns = run_ns, .t0_ns = t0};
         pthread_create(&w[i].thread, NULL, work, &w[i]);

@@ -40,6 +40,9 @@ static const char match_help[] =
     "  --connect-ms C   connect timeout (default 5000)\n"
     "  --seed N         seed of the substitute moves (default 1)\n"
     "  --max-steps N    abort a game longer than this (default 100000)\n"
+    "  --load-ms MS     load budget: past it the load fails naming the\n"
+    "                   relation it was computing (default: none)\n"
+    "  --memory MB      memory budget of loading (default 2048)\n"
     "  --verbose        one line per request on stderr (time, reply, error)\n"
     "  --quiet          no line per step\n"
     "\n"
@@ -183,6 +186,7 @@ int cmd_match(int argc, char **argv)
     char **urls = xcalloc((size_t)argc, sizeof *urls);
     uint32_t n_urls = 0;
     int rc = EXIT_USAGE;
+    game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -216,6 +220,7 @@ int cmd_match(int argc, char **argv)
         else if (!strcmp(a, "--connect-ms")) ok = parse_u64("match", a, v, 1, 600000, &connect);
         else if (!strcmp(a, "--seed")) ok = parse_u64("match", a, v, 0, UINT64_MAX, &seed);
         else if (!strcmp(a, "--max-steps")) ok = parse_u64("match", a, v, 1, 100000000, &max_steps);
+        else if (!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) ok = cli_budget_parse("match", a, v, &opt);
         else {
             fprintf(stderr, "ggp match: unknown option '%s'\n%s", a, match_help);
             goto out;
@@ -228,7 +233,6 @@ int cmd_match(int argc, char **argv)
     }
 
     loaded_t l;
-    game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
     game_t *g = cli_game_open("match", file, &opt, &l, &rc);
     if (!g) goto out;
     uint32_t nr = game_num_roles(g);

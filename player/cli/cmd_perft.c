@@ -29,6 +29,9 @@ static const char perft_help[] =
     "  --depth D       depth to reach, 1..64 (required)\n"
     "  --engine E      propnet, rules or auto (default auto)\n"
     "  --ground-ms N   grounding budget of the propnet in ms (default 10000)\n"
+    "  --load-ms MS    load budget: past it the load fails naming the\n"
+    "                  relation it was computing (default: none)\n"
+    "  --memory MB     memory budget of loading (default 2048)\n"
     "  --quiet         do not report which engine was chosen\n"
     "\n"
     "exit status: 0 done, 1 the game does not compile, 2 usage or I/O error\n";

@@ -11,7 +11,7 @@
 
 static const char play_help[] =
     "usage: ggp play FILE.kif --player SPEC [--player SPEC ...] [--seed S] [--quiet] [--verbose]\n"
-    "                [--engine auto|propnet|rules]\n"
+    "                [--engine auto|propnet|rules] [--load-ms MS] [--memory MB]\n"
     "\n"
     "Play one game locally: one --player per role, in the order the rules list the\n"
     "roles. SPEC is ALGO[:key=value,...] (see 'ggp players'), e.g. grave:playouts=1000.\n"
@@ -29,6 +29,9 @@ static const char play_help[] =
     "  --quiet         print only the goals line\n"
     "  --verbose       also print each search's report (playouts, nodes, bytes, time)\n"
     "  --engine E      reasoner: auto (default), propnet or rules\n"
+    "  --load-ms MS    load budget: past it the load fails naming the\n"
+    "                  relation it was computing (default: none)\n"
+    "  --memory MB     memory budget of loading (default 2048)\n"
     "\n"
     "exit status: 0 the game ended, 1 invalid rules or a game that could not end,\n"
     "2 usage or I/O error\n";
@@ -40,7 +43,7 @@ int cmd_play(int argc, char **argv)
     uint32_t np = 0;
     uint64_t seed = 1;
     bool quiet = false, verbose = false;
-    engine_kind_t engine = ENGINE_AUTO;
+    game_options_t gopt = {.engine = ENGINE_AUTO};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
@@ -60,7 +63,9 @@ int cmd_play(int argc, char **argv)
         } else if (!strcmp(a, "--seed") && has_val) {
             if (!parse_u64("play", "--seed", argv[++i], 0, UINT64_MAX, &seed)) return EXIT_USAGE;
         } else if (!strcmp(a, "--engine") && has_val) {
-            if (!cli_engine_parse("play", argv[++i], &engine)) return EXIT_USAGE;
+            if (!cli_engine_parse("play", argv[++i], &gopt.engine)) return EXIT_USAGE;
+        } else if ((!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) && has_val) {
+            if (!cli_budget_parse("play", a, argv[++i], &gopt)) return EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ggp play: unknown option or missing value: '%s'\n%s", a, play_help);
             return EXIT_USAGE;
@@ -88,7 +93,7 @@ int cmd_play(int argc, char **argv)
         }
     }
     loaded_t l;
-    game_t *g = rc == EXIT_OK ? local_load_game("play", file, engine, &l, &rc) : NULL;
+    game_t *g = rc == EXIT_OK ? local_load_game("play", file, &gopt, &l, &rc) : NULL;
     if (g && game_num_roles(g) != np) {
         fprintf(stderr, "ggp play: %s has %u role%s (", file, game_num_roles(g), game_num_roles(g) == 1 ? "" : "s");
         for (uint32_t r = 0; r < game_num_roles(g); r++) fprintf(stderr, "%s%s", r ? ", " : "", game_role_name(g, r));

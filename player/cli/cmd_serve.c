@@ -24,6 +24,7 @@ static const char serve_help[] =
     "usage: ggp serve [--port P] [--bind ADDR] [--player SPEC] [--margin-ms M]\n"
     "                 [--max-body BYTES] [--log FILE] [--name NAME] [--seed N]\n"
     "                 [--engine propnet|rules|auto] [--ground-ms MS] [--memory MB]\n"
+    "                 [--load-ms MS]\n"
     "\n"
     "Play GGP matches over HTTP: answer the POSTed messages of a game manager\n"
     "(INFO, PREVIEW, START, PLAY, STOP, ABORT; any case, any path), one match at\n"
@@ -42,7 +43,8 @@ static const char serve_help[] =
     "  --memory MB       bound of compete's tree (default half the RAM, at\n"
     "                    most 4096; the spec's memory= key wins). compete\n"
     "                    searches one shared tree on every online core\n"
-    "                    unless its spec gives threads=\n"
+    "                    unless its spec gives threads=; when given, also\n"
+    "                    the memory budget of loading a game's rules\n"
     "  --margin-ms M     reply this many ms before the clock runs out, counted\n"
     "                    from the request's arrival (default 500)\n"
     "  --max-body BYTES  largest request accepted (default 8388608)\n"
@@ -58,6 +60,8 @@ static const char serve_help[] =
     "                    (default budget 10000) and switches to the propnet at\n"
     "                    the first PLAY after it is ready; propnet's default\n"
     "                    budget is that wait\n"
+    "  --load-ms MS      load budget of a START's rules (default: none):\n"
+    "                    past it the load fails naming the relation\n"
     "\n"
     "Prints 'ggp serve: listening on ADDR:PORT' on stdout once ready.\n"
     "Log: one line per request: time, match, kind, HTTP status, ms, reply.\n"
@@ -89,7 +93,8 @@ static void raise_fd_limit(void)
 int cmd_serve(int argc, char **argv)
 {
     const char *bind = "0.0.0.0", *spec_text = "compete", *log_path = NULL, *name = "ggp";
-    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1, ground_ms = 0, memory_mb = 0;
+    uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1, ground_ms = 0, memory_mb = 0,
+             load_ms = 0;
     engine_kind_t engine_kind = ENGINE_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -129,6 +134,8 @@ int cmd_serve(int argc, char **argv)
             if (!parse_u64("serve", a, v, 1, UINT32_MAX, &ground_ms)) return EXIT_USAGE;
         } else if (!strcmp(a, "--memory")) {
             if (!parse_u64("serve", a, v, 1, 1048576, &memory_mb)) return EXIT_USAGE;
+        } else if (!strcmp(a, "--load-ms")) {
+            if (!parse_u64("serve", a, v, 1, UINT32_MAX, &load_ms)) return EXIT_USAGE;
         } else {
             fprintf(stderr, "ggp serve: unknown option '%s'\n%s", a, serve_help);
             return EXIT_USAGE;
@@ -181,7 +188,13 @@ int cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    gdl_engine_config_t ec = {.spec = spec, .game_options = {.engine = engine_kind, .ground_ms = ground_ms}};
+    /* --memory bounds loading a game too (grounding, static relations). */
+    gdl_engine_config_t ec = {.spec = spec,
+                              .game_options = {.engine = engine_kind,
+                                               .ground_ms = ground_ms,
+                                               .ground_mb = (size_t)memory_mb,
+                                               .static_mb = (size_t)memory_mb,
+                                               .load_ms = load_ms}};
     engine_t engine;
     engine_gdl_init(&engine, &ec);
     session_config_t sc = {.name = name,

@@ -67,6 +67,9 @@ static const char tournament_help[] =
     "                       elapsed, estimated time left) every SEC seconds (default 30);\n"
     "                       on a terminal a progress bar\n"
     "  --engine E           reasoner: auto (default), propnet or rules\n"
+    "  --load-ms MS         load budget: past it the load fails naming the\n"
+    "                       relation it was computing (default: none)\n"
+    "  --memory MB          memory budget of loading (default 2048)\n"
     "\n"
     "exit status: 0 done, 1 invalid rules or games that could not end, 2 usage or I/O error\n";
 
@@ -297,6 +300,7 @@ typedef struct opts {
     uint64_t jobs, every;
     bool verbose, quiet, resume, sharded;
     engine_kind_t engine;
+    game_options_t load; /* --load-ms, --memory */
 } opts_t;
 
 /* The options into *o; false with *rc to return. */
@@ -340,6 +344,8 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
             o->m.sweep = argv[++i];
         } else if (!strcmp(a, "--engine") && v) {
             if (!cli_engine_parse("tournament", argv[++i], &o->engine)) return false;
+        } else if ((!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) && v) {
+            if (!cli_budget_parse("tournament", a, argv[++i], &o->load)) return false;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ggp tournament: unknown option or missing value: '%s'\n%s", a, tournament_help);
             return false;
@@ -395,7 +401,8 @@ int cmd_tournament(int argc, char **argv)
     if (!parse_opts(argc, argv, &o, &rc)) return rc;
     rc = EXIT_OK;
     loaded_t l;
-    game_t *g = local_load_game("tournament", o.file, o.engine, &l, &rc);
+    o.load.engine = o.engine;
+    game_t *g = local_load_game("tournament", o.file, &o.load, &l, &rc);
     if (!g) return rc;
     trec_t rec = {0};
     char err[512];

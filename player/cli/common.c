@@ -80,6 +80,16 @@ bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out)
     return true;
 }
 
+bool cli_budget_parse(const char *cmd, const char *opt, const char *val, game_options_t *opts)
+{
+    uint64_t v = 0;
+    bool mem = !strcmp(opt, "--memory");
+    if (!parse_u64(cmd, opt, val, 1, mem ? 1u << 20 : UINT32_MAX, &v)) return false;
+    if (mem) opts->ground_mb = opts->static_mb = (size_t)v;
+    else opts->load_ms = v;
+    return true;
+}
+
 bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
                     game_options_t *opts, const char ***files, size_t *n_files, int *rc)
 {
@@ -106,7 +116,9 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
             opts->quiet = true;
         } else if (!strcmp(a, "--")) {
             dashdash = true;
-        } else if ((num || !strcmp(a, "--engine") || !strcmp(a, "--ground-ms")) && !has_val) {
+        } else if ((num || !strcmp(a, "--engine") || !strcmp(a, "--ground-ms") || !strcmp(a, "--load-ms") ||
+                    !strcmp(a, "--memory")) &&
+                   !has_val) {
             fprintf(stderr, "ggp %s: missing value for %s\n", cmd, a);
             *rc = EXIT_USAGE;
         } else if (!strcmp(a, "--engine")) {
@@ -115,6 +127,8 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
             uint64_t ms = 0;
             if (!parse_u64(cmd, a, argv[++i], 1, UINT32_MAX, &ms)) *rc = EXIT_USAGE;
             opts->ground_ms = ms;
+        } else if (!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) {
+            if (!cli_budget_parse(cmd, a, argv[++i], opts)) *rc = EXIT_USAGE;
         } else if (num) {
             if (!parse_u64(cmd, a, argv[++i], num->lo, num->hi, num->out)) *rc = EXIT_USAGE;
         } else {
@@ -161,6 +175,7 @@ typedef struct load_watch {
     bool done, said;
     const char *cmd, *path, *what;
     uint64_t t0;
+    game_progress_t progress; /* what the compile says it is doing */
 } load_watch_t;
 
 static void *load_watch_main(void *arg)
@@ -172,7 +187,10 @@ static void *load_watch_main(void *arg)
         uint64_t at = w->t0 + wait_ms * 1000000ull;
         struct timespec ts = {(time_t)(at / 1000000000ull), (long)(at % 1000000000ull)};
         if (pthread_cond_timedwait(&w->cv, &w->mu, &ts) == ETIMEDOUT && !w->done) {
-            fprintf(stderr, "ggp %s: loading %s: %s (%.1f s)\n", w->cmd, w->path, w->what,
+            const char *stage = atomic_load(&w->progress.stage), *rel = atomic_load(&w->progress.rel);
+            char rel_at[200] = "";
+            if (rel) snprintf(rel_at, sizeof rel_at, ", relation '%s/%u'", rel, atomic_load(&w->progress.arity));
+            fprintf(stderr, "ggp %s: loading %s: %s%s (%.1f s)\n", w->cmd, w->path, stage ? stage : w->what, rel_at,
                     (double)(clock_now_ns() - w->t0) / 1e9);
             fflush(stderr);
             w->said = true;
@@ -194,6 +212,8 @@ game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *o
     diag_init(&d, stderr);
     d.max_errors = 20;
     load_watch_t w = {.cmd = cmd, .path = path, .what = doing[opts->engine], .t0 = clock_now_ns()};
+    game_options_t o = *opts;
+    o.progress = &w.progress;
     pthread_mutex_init(&w.mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -202,7 +222,7 @@ game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *o
     pthread_condattr_destroy(&ca);
     pthread_t th;
     bool watching = pthread_create(&th, NULL, load_watch_main, &w) == 0;
-    game_t *g = game_compile(l->prog, opts, &d);
+    game_t *g = game_compile(l->prog, &o, &d);
     if (watching) {
         pthread_mutex_lock(&w.mu);
         w.done = true;

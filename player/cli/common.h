@@ -40,6 +40,11 @@ bool parse_double(const char *cmd, const char *opt, const char *s, double lo, do
  * returns false otherwise. */
 bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out);
 
+/* --load-ms MS (opts->load_ms) or --memory MB (opts->ground_mb and
+ * static_mb): the budgets of loading a game. Prints the error and returns
+ * false on a bad value. */
+bool cli_budget_parse(const char *cmd, const char *opt, const char *val, game_options_t *opts);
+
 /* A numeric option `--NAME N` with bounds, stored into *out. */
 typedef struct cli_num_opt {
     const char *name; /* "--seed" */
@@ -48,7 +53,7 @@ typedef struct cli_num_opt {
 } cli_num_opt_t;
 
 /* The arguments of `ggp CMD`: files (positional, in order; after "--" all
- * are files), --engine, --ground-ms and --quiet into *opts, and the numeric options of
+ * are files), --engine, --ground-ms, --load-ms, --memory and --quiet into *opts, and the numeric options of
  * nums. Returns false when the command must return *rc at once: 0 after
  * --help (help printed to stdout), 2 after a usage error (message and help
  * on stderr). *files is malloc'd (free it). */

@@ -312,9 +312,10 @@ void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
 
 /* ---- loading ---------------------------------------------------------------- */
 
-game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc)
+game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, loaded_t *l, int *rc)
 {
-    game_options_t opt = {.engine = engine, .quiet = true};
-    return cli_game_open(cmd, path, &opt, l, rc);
+    game_options_t o = *opt;
+    o.quiet = true;
+    return cli_game_open(cmd, path, &o, l, rc);
 }
 

@@ -59,9 +59,10 @@ int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat);
  * row the game can use, empty ones too). */
 void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
 
-/* Load, validate and compile a rule file (diagnostics on stderr). Returns
- * NULL with *rc set to the exit code on failure. */
-game_t *local_load_game(const char *cmd, const char *path, engine_kind_t engine, loaded_t *l, int *rc);
+/* Load, validate and compile a rule file (diagnostics on stderr) with
+ * opt's engine and load budgets. Returns NULL with *rc set to the exit
+ * code on failure. */
+game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, loaded_t *l, int *rc);
 
 
 #endif
