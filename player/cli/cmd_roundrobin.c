@@ -30,6 +30,7 @@ static const char roundrobin_help[] =
     "usage: ggp roundrobin FILE.kif --player SPEC --player SPEC [--player SPEC ...]\n"
     "                      --games-per-pair G [--jobs J] [--seed S] [--csv FILE [--resume]]\n"
     "                      [--plot FILE.svg] [--quiet] [--engine auto|propnet|rules]\n"
+    "                      [--load-ms MS] [--memory MB]\n"
     "\n"
     "Every pair of the searchers plays G games (specs as in 'ggp players'), seats\n"
     "swapped each game. A method scores 1 for a win (a goal above every other\n"
@@ -46,6 +47,9 @@ static const char roundrobin_help[] =
     "  --plot FILE.svg        each method's score and interval as bars\n"
     "  --quiet                no progress bar\n"
     "  --engine E             reasoner: auto (default), propnet or rules\n"
+    "  --load-ms MS           load budget: past it the load fails naming the\n"
+    "                         relation it was computing (default: none)\n"
+    "  --memory MB            memory budget of loading (default 2048)\n"
     "\n"
     "exit status: 0 done, 1 invalid rules or games that could not end, 2 usage or I/O error\n";
 
@@ -274,7 +278,7 @@ int cmd_roundrobin(int argc, char **argv)
     uint32_t n = 0;
     uint64_t per_pair = 0, jobs = 1, seed = 1;
     bool quiet = false, resume = false;
-    engine_kind_t engine = ENGINE_AUTO;
+    game_options_t gopt = {.engine = ENGINE_AUTO};
     int rc = EXIT_OK;
     for (int i = 1; i < argc && rc == EXIT_OK; i++) {
         const char *a = argv[i];
@@ -300,7 +304,9 @@ int cmd_roundrobin(int argc, char **argv)
         } else if (!strcmp(a, "--plot") && v) {
             plot = argv[++i];
         } else if (!strcmp(a, "--engine") && v) {
-            if (!cli_engine_parse("roundrobin", argv[++i], &engine)) rc = EXIT_USAGE;
+            if (!cli_engine_parse("roundrobin", argv[++i], &gopt.engine)) rc = EXIT_USAGE;
+        } else if ((!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) && v) {
+            if (!cli_budget_parse("roundrobin", a, argv[++i], &gopt)) rc = EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ggp roundrobin: unknown option or missing value: '%s'\n%s", a, roundrobin_help);
             rc = EXIT_USAGE;
@@ -334,7 +340,7 @@ int cmd_roundrobin(int argc, char **argv)
         }
     }
     loaded_t l;
-    game_t *g = rc == EXIT_OK ? local_load_game("roundrobin", file, engine, &l, &rc) : NULL;
+    game_t *g = rc == EXIT_OK ? local_load_game("roundrobin", file, &gopt, &l, &rc) : NULL;
     if (g && (game_num_roles(g) < 2 || game_num_roles(g) > 64)) {
         fprintf(stderr, "ggp roundrobin: %s has %u roles; a round robin needs 2 to 64\n", file, game_num_roles(g));
         rc = EXIT_USAGE;
