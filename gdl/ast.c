@@ -187,13 +187,19 @@ static void build_rule(builder_t *b, const sexpr_t *x)
     b->p->rules[b->p->n_rules++] = r;
 }
 
+/* A form left open at the end of input (reported by the reader) has
+ * swallowed every form after its '(' as items: building it would only
+ * report those as misplaced, once each. It is the last form: skip it. */
+static void build_form(void *ctx, const sexpr_t *x)
+{
+    builder_t *b = ctx;
+    if (!(x->is_list && x->unclosed)) build_rule(b, x);
+}
+
 unsigned gdl_build(program_t *p, sexpr_t **forms, size_t n, diag_t *d)
 {
     builder_t b = {.p = p, .d = d};
-    /* A form left open at the end of input (reported by the reader) has
-     * swallowed every form after its '(' as items: building it would only
-     * report those as misplaced, once each. Stop there. */
-    for (size_t i = 0; i < n && !(forms[i]->is_list && forms[i]->unclosed); i++) build_rule(&b, forms[i]);
+    for (size_t i = 0; i < n; i++) build_form(&b, forms[i]);
     return b.errors;
 }
 
@@ -203,10 +209,14 @@ program_t *gdl_parse_src(src_t *src, symtab_t *st, diag_t *d, unsigned *errors)
     p->arena = arena_new(1 << 16);
     p->syms = st;
     p->src = src;
-    sexpr_t **forms;
-    size_t n;
-    *errors = sx_parse(p->arena, st, src, d, &forms, &n);
-    *errors += gdl_build(p, forms, n, d);
+    /* Each form is built as soon as it is read, from a scratch arena that
+     * the reader resets: the s-expressions of the whole file never exist
+     * at once, only the AST. */
+    builder_t b = {.p = p, .d = d};
+    arena_t *scratch = arena_new(1 << 14);
+    *errors = sx_parse_each(scratch, st, src, d, build_form, &b);
+    arena_free(scratch);
+    *errors += b.errors;
     return p;
 }
 
