@@ -39,6 +39,17 @@ typedef struct pend {
     char *msg;
 } pend_t;
 
+/* What validation learns of a name used as a relation or a function, or
+ * of a variable of the rules: records exist for those names only, so a
+ * fact file's hundreds of thousands of constants cost 4 bytes each. */
+typedef struct name_rec {
+    int32_t rel_arity, fn_arity; /* -1: not seen as such */
+    uint32_t rel_off, fn_off;    /* where first seen */
+    bool rel_used;
+    uint32_t rel_id; /* passes 2 and 3: dense relation id, or NONE */
+    uint32_t var_id; /* pass 2: dense variable id, or NONE */
+} name_rec_t;
+
 typedef struct val {
     const program_t *p;
     const symtab_t *st;
@@ -47,19 +58,31 @@ typedef struct val {
     size_t n_pend, cap_pend;
     uint32_t cur_key, cur_group;
     unsigned errors;
-    /* arity of each name as relation and as function (-1: not seen) */
-    int32_t *rel_arity, *fn_arity;
-    uint32_t *rel_off, *fn_off;
-    bool *rel_used;
+    uint32_t *name_ix; /* by symbol: index in names, or NONE */
+    name_rec_t *names;
+    size_t n_names, cap_names;
     bool *ignored; /* per rule: old Dresden base form */
     gdl_info_t *info;
     size_t cap_roles, cap_role_off;
     uint32_t *role_off;
-    /* pass 2 and 3: relation names of the rules with a body, numbered
+    /* passes 2 and 3: relation names of the rules with a body, numbered
      * densely (graphs over them, not over every symbol of the facts) */
-    uint32_t *rel_id; /* by symbol, NONE if not such a name */
     uint32_t n_rel;
 } val_t;
+
+/* The record of name s, created if new; valid until the next call. */
+static name_rec_t *name_rec(val_t *v, sym_t s)
+{
+    if (v->name_ix[s] == NONE) {
+        XVEC_RESERVE(&v->names, &v->cap_names, v->n_names + 1);
+        v->name_ix[s] = (uint32_t)v->n_names;
+        v->names[v->n_names++] = (name_rec_t){.rel_arity = -1, .fn_arity = -1, .rel_id = NONE, .var_id = NONE};
+    }
+    return &v->names[v->name_ix[s]];
+}
+
+/* Dense relation id of s, given by build_rule_graph. */
+static uint32_t rel_id(const val_t *v, sym_t s) { return v->names[v->name_ix[s]].rel_id; }
 
 static void __attribute__((format(printf, 5, 0)))
 vreport(val_t *v, diag_level_t level, bool has_loc, uint32_t off, const char *fmt, va_list ap)
@@ -303,21 +326,22 @@ static void check_rel_arity(val_t *v, const term_t *t)
 {
     sym_t s = t->sym;
     uint32_t ar = term_arity(t);
-    v->rel_used[s] = true;
+    name_rec_t *r = name_rec(v, s);
+    r->rel_used = true;
     int kw = kw_arity(s);
     if (kw >= 0) {
         if (ar != (uint32_t)kw)
             err_at(v, t->off, "'%s' takes %d argument%s, not %u", nm(v, s), kw, plural((uint32_t)kw), ar);
         return;
     }
-    if (v->rel_arity[s] < 0) {
-        v->rel_arity[s] = (int32_t)ar;
-        v->rel_off[s] = t->off;
-    } else if ((uint32_t)v->rel_arity[s] != ar) {
+    if (r->rel_arity < 0) {
+        r->rel_arity = (int32_t)ar;
+        r->rel_off = t->off;
+    } else if ((uint32_t)r->rel_arity != ar) {
         err_at(v, t->off, "relation '%s' has %u argument%s here but %d where first used", nm(v, s), ar, plural(ar),
-               v->rel_arity[s]);
-        note_at(v, v->rel_off[s], "'%s' first used here with %d argument%s", nm(v, s), v->rel_arity[s],
-                plural((uint32_t)v->rel_arity[s]));
+               r->rel_arity);
+        note_at(v, r->rel_off, "'%s' first used here with %d argument%s", nm(v, s), r->rel_arity,
+                plural((uint32_t)r->rel_arity));
     }
 }
 
@@ -335,19 +359,20 @@ static void check_term(val_t *v, const term_t *t, vset_t *fact_vars)
     }
     if (t->kind != TERM_FN) return;
     sym_t s = t->sym;
+    name_rec_t *r = name_rec(v, s); /* not used past the recursion below */
     if (kw_arity(s) >= 0) {
         err_at(v, t->off, "'%s' is a GDL keyword and cannot be the name of a function", nm(v, s));
-    } else if (v->fn_arity[s] < 0) {
-        v->fn_arity[s] = (int32_t)t->arity;
-        v->fn_off[s] = t->off;
+    } else if (r->fn_arity < 0) {
+        r->fn_arity = (int32_t)t->arity;
+        r->fn_off = t->off;
         if (t->arity > GDL_MAX_ARITY)
             err_at(v, t->off, "function '%s' has %u arguments: at most %d are supported", nm(v, s), t->arity,
                    GDL_MAX_ARITY);
-    } else if ((uint32_t)v->fn_arity[s] != t->arity) {
+    } else if ((uint32_t)r->fn_arity != t->arity) {
         err_at(v, t->off, "function '%s' has %u argument%s here but %d where first used", nm(v, s), t->arity,
-               plural(t->arity), v->fn_arity[s]);
-        note_at(v, v->fn_off[s], "'%s' first used here with %d argument%s", nm(v, s), v->fn_arity[s],
-                plural((uint32_t)v->fn_arity[s]));
+               plural(t->arity), r->fn_arity);
+        note_at(v, r->fn_off, "'%s' first used here with %d argument%s", nm(v, s), r->fn_arity,
+                plural((uint32_t)r->fn_arity));
     }
     for (uint32_t i = 0; i < t->arity; i++) check_term(v, t->args[i], fact_vars);
 }
@@ -399,7 +424,7 @@ static void check_head(val_t *v, const rule_t *r)
     bool fact = r->n_body == 0;
     vset_t fact_vars = {0};
     if (s == SYM_TRUE || s == SYM_DOES) {
-        v->rel_used[s] = true;
+        name_rec(v, s)->rel_used = true;
         if (fact)
             err_at(v, h->off, "'%s' cannot be a fact: it is given by the %s", nm(v, s),
                    s == SYM_TRUE ? "current state" : "players' moves");
@@ -407,7 +432,7 @@ static void check_head(val_t *v, const rule_t *r)
             err_at(v, h->off, "'%s' cannot be the head of a rule: it is given by the %s", nm(v, s),
                    s == SYM_TRUE ? "current state" : "players' moves");
     } else if (s == SYM_ROLE && !fact) {
-        v->rel_used[s] = true;
+        name_rec(v, s)->rel_used = true;
         err_at(v, h->off, "'role' can only be given as ground facts, not derived by a rule");
     } else {
         check_rel_arity(v, h);
@@ -426,7 +451,7 @@ static void check_body_lit(val_t *v, const lit_t *l)
         const term_t *a = l->atom;
         sym_t s = a->sym;
         if (s == SYM_NEXT || s == SYM_INIT || s == SYM_BASE || s == SYM_INPUT) {
-            v->rel_used[s] = true;
+            name_rec(v, s)->rel_used = true;
             err_at(v, a->off, "'%s' cannot appear in a rule body: it may only be a rule head or a fact", nm(v, s));
         } else {
             check_rel_arity(v, a);
@@ -577,7 +602,7 @@ static uint32_t scc(uint32_t n, const uint32_t *off, const uint32_t *adj, uint32
 /* ---- unification of two sentences renamed apart ------------------------ */
 
 typedef struct unifier {
-    const uint32_t *var_id; /* by symbol: dense id of a variable of the rules */
+    const val_t *v;         /* its name records give each variable a dense id */
     const term_t **bt[2];   /* binding of variable id on side 0/1 */
     uint8_t *bs[2];         /* side of the bound term */
     uint32_t *trail;        /* (side << 31) | variable id */
@@ -589,10 +614,12 @@ typedef struct unifier {
  * occurs (terms are at most SX_MAX_DEPTH deep). */
 #define UNIFY_BUDGET 10000
 
+static uint32_t var_id(const val_t *v, sym_t s) { return v->names[v->name_ix[s]].var_id; }
+
 static void deref(const unifier_t *u, const term_t **t, int *side)
 {
-    while ((*t)->kind == TERM_VAR && u->bt[*side][u->var_id[(*t)->sym]]) {
-        uint32_t x = u->var_id[(*t)->sym];
+    while ((*t)->kind == TERM_VAR && u->bt[*side][var_id(u->v, (*t)->sym)]) {
+        uint32_t x = var_id(u->v, (*t)->sym);
         const term_t *n = u->bt[*side][x];
         *side = u->bs[*side][x];
         *t = n;
@@ -613,7 +640,7 @@ static bool occurs(unifier_t *u, sym_t x, int xs, const term_t *t, int ts)
 
 static void bind(unifier_t *u, const term_t *var, int vs, const term_t *t, int ts)
 {
-    uint32_t x = u->var_id[var->sym];
+    uint32_t x = var_id(u->v, var->sym);
     u->bt[vs][x] = t;
     u->bs[vs][x] = (uint8_t)ts;
     XVEC_RESERVE(&u->trail, &u->cap_trail, u->n_trail + 1);
@@ -694,17 +721,20 @@ static void collect_occ(rgraph_t *g, uint32_t rule, const lit_t *l)
 
 static bool is_rule(const val_t *v, size_t i) { return v->p->rules[i]->n_body > 0 && !v->ignored[i]; }
 
-static uint32_t rel_of(val_t *v, sym_t s)
+static void number_rel(val_t *v, sym_t s)
 {
-    if (v->rel_id[s] == NONE) v->rel_id[s] = v->n_rel++;
-    return v->rel_id[s];
+    name_rec_t *r = name_rec(v, s);
+    if (r->rel_id == NONE) r->rel_id = v->n_rel++;
 }
 
-/* Number the variables of t densely in *ids (by symbol). */
-static void number_vars(uint32_t *ids, uint32_t *n, const term_t *t)
+/* Number the variables of t densely. */
+static void number_vars(val_t *v, uint32_t *n, const term_t *t)
 {
-    if (t->kind == TERM_VAR && ids[t->sym] == NONE) ids[t->sym] = (*n)++;
-    for (uint32_t i = 0; i < term_arity(t); i++) number_vars(ids, n, t->args[i]);
+    if (t->kind == TERM_VAR) {
+        name_rec_t *r = name_rec(v, t->sym);
+        if (r->var_id == NONE) r->var_id = (*n)++;
+    }
+    for (uint32_t i = 0; i < term_arity(t); i++) number_vars(v, n, t->args[i]);
 }
 
 static void build_rule_graph(val_t *v, rgraph_t *g)
@@ -720,31 +750,28 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
     uint32_t n = g->n;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < g->rule[i]->n_body; j++) collect_occ(g, i, g->rule[i]->body[j]);
-    v->rel_id = xmalloc((v->n_syms + 1) * sizeof *v->rel_id);
-    uint32_t *var_id = xmalloc((v->n_syms + 1) * sizeof *var_id);
-    for (size_t s = 0; s <= v->n_syms; s++) v->rel_id[s] = var_id[s] = NONE;
     uint32_t n_vars = 0;
     for (uint32_t i = 0; i < n; i++) {
-        rel_of(v, g->rule[i]->head->sym);
-        number_vars(var_id, &n_vars, g->rule[i]->head);
+        number_rel(v, g->rule[i]->head->sym);
+        number_vars(v, &n_vars, g->rule[i]->head);
     }
     for (size_t k = 0; k < g->n_occ; k++) {
-        rel_of(v, g->occ[k].atom->sym);
-        number_vars(var_id, &n_vars, g->occ[k].atom);
+        number_rel(v, g->occ[k].atom->sym);
+        number_vars(v, &n_vars, g->occ[k].atom);
     }
 
     /* rules indexed by head name */
     uint32_t nr = v->n_rel;
     uint32_t *hoff = xcalloc((size_t)nr + 1, sizeof *hoff);
-    for (uint32_t i = 0; i < n; i++) hoff[v->rel_id[g->rule[i]->head->sym] + 1]++;
+    for (uint32_t i = 0; i < n; i++) hoff[rel_id(v, g->rule[i]->head->sym) + 1]++;
     for (uint32_t r = 0; r < nr; r++) hoff[r + 1] += hoff[r];
     uint32_t *fill = xmalloc(((size_t)nr + 1) * sizeof *fill);
     memcpy(fill, hoff, ((size_t)nr + 1) * sizeof *fill);
     uint32_t *hrules = xmalloc(((size_t)n + 1) * sizeof *hrules);
-    for (uint32_t i = 0; i < n; i++) hrules[fill[v->rel_id[g->rule[i]->head->sym]]++] = i;
+    for (uint32_t i = 0; i < n; i++) hrules[fill[rel_id(v, g->rule[i]->head->sym)]++] = i;
     free(fill);
 
-    unifier_t u = {.var_id = var_id};
+    unifier_t u = {.v = v};
     for (int s = 0; s < 2; s++) {
         u.bt[s] = xcalloc((size_t)n_vars + 1, sizeof *u.bt[s]);
         u.bs[s] = xcalloc((size_t)n_vars + 1, sizeof *u.bs[s]);
@@ -764,7 +791,7 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
             if (s == SYM_TRUE && g->dep_true[i] == NONE) g->dep_true[i] = (uint32_t)k;
             if (s == SYM_DOES && g->dep_does[i] == NONE) g->dep_does[i] = (uint32_t)k;
             if (s != SYM_TRUE && s != SYM_DOES) {
-                uint32_t r = v->rel_id[s];
+                uint32_t r = rel_id(v, s);
                 for (uint32_t h = hoff[r]; h < hoff[r + 1]; h++) {
                     const term_t *head = g->rule[hrules[h]]->head;
                     if (term_arity(head) != term_arity(o->atom) || !unify(&u, o->atom, head)) continue;
@@ -784,7 +811,6 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
         free(u.bs[s]);
     }
     free(u.trail);
-    free(var_id);
     free(hoff);
     free(hrules);
 
@@ -989,15 +1015,15 @@ static void check_recursion(val_t *v, const rgraph_t *g)
 {
     /* relation graph: head name -> each name in the body, over the dense
      * relation ids of build_rule_graph */
-    const uint32_t *id = v->rel_id;
     uint32_t nr = v->n_rel;
     uint32_t *off = xcalloc((size_t)nr + 1, sizeof *off);
-    for (size_t k = 0; k < g->n_occ; k++) off[id[g->rule[g->occ[k].rule]->head->sym] + 1]++;
+    for (size_t k = 0; k < g->n_occ; k++) off[rel_id(v, g->rule[g->occ[k].rule]->head->sym) + 1]++;
     for (uint32_t r = 0; r < nr; r++) off[r + 1] += off[r];
     uint32_t *fill = xmalloc(((size_t)nr + 1) * sizeof *fill);
     memcpy(fill, off, ((size_t)nr + 1) * sizeof *fill);
     uint32_t *adj = xmalloc((g->n_occ + 1) * sizeof *adj);
-    for (size_t k = 0; k < g->n_occ; k++) adj[fill[id[g->rule[g->occ[k].rule]->head->sym]]++] = id[g->occ[k].atom->sym];
+    for (size_t k = 0; k < g->n_occ; k++)
+        adj[fill[rel_id(v, g->rule[g->occ[k].rule]->head->sym)]++] = rel_id(v, g->occ[k].atom->sym);
     free(fill);
     uint32_t *rcomp = xmalloc(((size_t)nr + 1) * sizeof *rcomp);
     scc(nr, off, adj, rcomp);
@@ -1006,18 +1032,18 @@ static void check_recursion(val_t *v, const rgraph_t *g)
 
     for (uint32_t i = 0; i < g->n; i++) {
         const rule_t *r = g->rule[i];
-        uint32_t hc = rcomp[id[r->head->sym]];
+        uint32_t hc = rcomp[rel_id(v, r->head->sym)];
         /* arguments of positive literals not in a cycle with the head; for
          * an `or` of sentences, those common to every disjunct */
         tvec_t nonrec = {0};
         for (uint32_t j = 0; j < r->n_body; j++) {
             const lit_t *l = r->body[j];
-            if (l->kind == LIT_ATOM && rcomp[id[l->atom->sym]] != hc) {
+            if (l->kind == LIT_ATOM && rcomp[rel_id(v, l->atom->sym)] != hc) {
                 for (uint32_t k = 0; k < term_arity(l->atom); k++) tv_push(&nonrec, l->atom->args[k]);
             } else if (l->kind == LIT_OR && l->n_disj > 0) {
                 bool all = true;
                 for (uint32_t d = 0; d < l->n_disj && all; d++)
-                    all = l->disj[d]->kind == LIT_ATOM && rcomp[id[l->disj[d]->atom->sym]] != hc;
+                    all = l->disj[d]->kind == LIT_ATOM && rcomp[rel_id(v, l->disj[d]->atom->sym)] != hc;
                 if (!all) continue;
                 const term_t *d0 = l->disj[0]->atom;
                 for (uint32_t k = 0; k < term_arity(d0); k++) {
@@ -1034,10 +1060,10 @@ static void check_recursion(val_t *v, const rgraph_t *g)
         }
         for (uint32_t j = 0; j < r->n_body; j++) {
             const lit_t *l = r->body[j];
-            if (l->kind == LIT_ATOM && rcomp[id[l->atom->sym]] == hc) check_recursive_atom(v, r, l->atom, &nonrec);
+            if (l->kind == LIT_ATOM && rcomp[rel_id(v, l->atom->sym)] == hc) check_recursive_atom(v, r, l->atom, &nonrec);
             if (l->kind == LIT_OR)
                 for (uint32_t d = 0; d < l->n_disj; d++)
-                    if (l->disj[d]->kind == LIT_ATOM && rcomp[id[l->disj[d]->atom->sym]] == hc)
+                    if (l->disj[d]->kind == LIT_ATOM && rcomp[rel_id(v, l->disj[d]->atom->sym)] == hc)
                         check_recursive_atom(v, r, l->disj[d]->atom, &nonrec);
         }
         free(nonrec.t);
@@ -1054,12 +1080,8 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
     gdl_info_t info = {0};
     val_t v = {.p = p, .st = p->syms, .n_syms = symtab_count(p->syms), .info = &info};
     size_t ns = v.n_syms + 1;
-    v.rel_arity = xmalloc(ns * sizeof *v.rel_arity);
-    v.fn_arity = xmalloc(ns * sizeof *v.fn_arity);
-    for (size_t s = 0; s < ns; s++) v.rel_arity[s] = v.fn_arity[s] = -1;
-    v.rel_off = xcalloc(ns, sizeof *v.rel_off);
-    v.fn_off = xcalloc(ns, sizeof *v.fn_off);
-    v.rel_used = xcalloc(ns, sizeof *v.rel_used);
+    v.name_ix = xmalloc(ns * sizeof *v.name_ix);
+    for (size_t s = 0; s < ns; s++) v.name_ix[s] = NONE;
     v.ignored = xcalloc(p->n_rules + 1, sizeof *v.ignored);
 
     /* Old Dresden base forms: skipped, one warning (gdl-protocol §2.3). */
@@ -1101,20 +1123,16 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
             whole(&v, DIAG_ERROR, "'%s' is never defined: every game needs it", symtab_key(v.st, required[k]));
     if (!has[SYM_INIT]) whole(&v, DIAG_WARNING, "'init' is never defined: the initial state is empty");
 
-    for (size_t s = 0; s < v.n_syms; s++) {
-        info.n_relations += v.rel_used[s];
-        info.n_functions += v.fn_arity[s] >= 0;
+    for (size_t i = 0; i < v.n_names; i++) {
+        info.n_relations += v.names[i].rel_used;
+        info.n_functions += v.names[i].fn_arity >= 0;
     }
     unsigned errors = v.errors;
     flush(&v, d);
-    free(v.rel_arity);
-    free(v.fn_arity);
-    free(v.rel_off);
-    free(v.fn_off);
-    free(v.rel_used);
+    free(v.name_ix);
+    free(v.names);
     free(v.ignored);
     free(v.role_off);
-    free(v.rel_id);
     if (info_out) *info_out = info;
     else gdl_info_free(&info);
     return errors;
