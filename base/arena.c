@@ -49,12 +49,33 @@ void arena_free(arena_t *a)
     free(a);
 }
 
-void *arena_alloc(arena_t *a, size_t n)
+void arena_reset(arena_t *a)
 {
-    size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-    if (need < n) need = SIZE_MAX; /* overflow: fail in xmalloc */
+    /* Keep the last default-size block (the first one allocated). */
+    block_t *keep = NULL;
+    for (block_t *b = a->head, *n; b; b = n) {
+        n = b->next;
+        if (!keep && !n && b->size == a->block_size) {
+            keep = b;
+            break;
+        }
+        a->total -= sizeof *b + b->size;
+        free(b);
+    }
+    if (!keep) keep = block_new(a, a->block_size);
+    keep->used = 0;
+    keep->next = NULL;
+    a->head = keep;
+}
+
+void *arena_alloc_align(arena_t *a, size_t n, size_t align)
+{
+    size_t mask = align - 1;
     block_t *b = a->head;
-    if (b->size - b->used < need) {
+    size_t at = (b->used + mask) & ~mask;
+    if (n > b->size || at > b->size - n) {
+        size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+        if (need < n) need = SIZE_MAX; /* overflow: fail in xmalloc */
         if (need > a->block_size / 4) {
             /* Oversized: a block of its own, linked behind the current one so
              * that the current block keeps serving small requests. */
@@ -68,12 +89,15 @@ void *arena_alloc(arena_t *a, size_t n)
         b = block_new(a, a->block_size);
         b->next = a->head;
         a->head = b;
+        at = 0;
     }
-    void *p = b->data + b->used;
-    b->used += need;
-    memset(p, 0, need);
+    void *p = b->data + at;
+    b->used = at + n;
+    memset(p, 0, n);
     return p;
 }
+
+void *arena_alloc(arena_t *a, size_t n) { return arena_alloc_align(a, n, ARENA_ALIGN); }
 
 void *arena_calloc(arena_t *a, size_t count, size_t size)
 {
@@ -83,7 +107,7 @@ void *arena_calloc(arena_t *a, size_t count, size_t size)
 
 char *arena_strndup(arena_t *a, const char *s, size_t n)
 {
-    char *d = arena_alloc(a, n + 1);
+    char *d = arena_alloc_align(a, n + 1, 1);
     memcpy(d, s, n);
     d[n] = '\0';
     return d;

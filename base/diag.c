@@ -5,17 +5,21 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "xalloc.h"
 
-src_t *src_new(const char *name, const char *text, size_t len)
+/* A source owning text (len bytes and a NUL). */
+static src_t *src_adopt(const char *name, char *text, size_t len)
 {
     src_t *s = xcalloc(1, sizeof *s);
     s->name = xstrdup(name);
-    s->text = xstrndup(text, len);
+    s->text = text;
     s->len = len;
     return s;
 }
+
+src_t *src_new(const char *name, const char *text, size_t len) { return src_adopt(name, xstrndup(text, len), len); }
 
 src_t *src_read_file(const char *path, const char **err)
 {
@@ -24,7 +28,14 @@ src_t *src_read_file(const char *path, const char **err)
         *err = strerror(errno);
         return NULL;
     }
+    /* Sized from fstat so that a big file is read straight into its one
+     * copy (no doubling, no second copy); a file that grows meanwhile, or
+     * a pipe, falls back to doubling. */
+    struct stat sb;
     size_t cap = 1 << 16, len = 0;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
+        (uint64_t)sb.st_size < ((uint64_t)1 << 31))
+        cap = (size_t)sb.st_size + 1;
     char *buf = xmalloc(cap);
     for (;;) {
         size_t n = fread(buf + len, 1, cap - len, f);
@@ -48,9 +59,9 @@ src_t *src_read_file(const char *path, const char **err)
         return NULL;
     }
     fclose(f);
-    src_t *s = src_new(path, buf, len);
-    free(buf);
-    return s;
+    if (cap > len + 1) buf = xrealloc(buf, len + 1);
+    buf[len] = '\0';
+    return src_adopt(path, buf, len);
 }
 
 void src_free(src_t *s)

@@ -21,41 +21,45 @@ static const char *name_of(builder_t *b, sym_t s) { return symtab_spelling(b->p-
 
 static bool is_connective(sym_t s) { return s == SYM_NOT || s == SYM_OR || s == SYM_DISTINCT || s == SYM_IMPLIES; }
 
+/* Nodes are packed at 8 bytes (pointers), not the arena's default 16. */
+static void *node_alloc(builder_t *b, size_t fixed, uint32_t n_ptrs)
+{
+    return arena_alloc_align(b->p->arena, fixed + (size_t)n_ptrs * sizeof(void *), _Alignof(void *));
+}
+
+static term_t *new_term(builder_t *b, term_kind_t kind, sym_t sym, uint32_t arity, uint32_t off)
+{
+    term_t *t = node_alloc(b, sizeof(term_t), arity);
+    t->kind = kind;
+    t->sym = sym;
+    t->arity = arity;
+    t->off = off;
+    return t;
+}
+
 /* A term: constant, variable or function term (any depth). */
 static term_t *build_term(builder_t *b, const sexpr_t *x)
 {
-    term_t *t = arena_alloc(b->p->arena, sizeof *t);
-    t->off = x->off;
     if (!x->is_list) {
-        t->sym = x->sym;
-        t->kind = symtab_is_var(b->p->syms, x->sym) ? TERM_VAR : TERM_CONST;
         if (is_connective(x->sym)) ERR(b, x->off, "'%s' cannot be used as a constant", name_of(b, x->sym));
-        return t;
+        return new_term(b, symtab_is_var(b->p->syms, x->sym) ? TERM_VAR : TERM_CONST, x->sym, 0, x->off);
     }
     if (x->n == 0) {
         ERR(b, x->off, "empty list '()' is not a term");
-        t->kind = TERM_CONST;
-        return t;
+        return new_term(b, TERM_CONST, SYM_NONE, 0, x->off);
     }
     const sexpr_t *head = x->items[0];
     if (head->is_list) {
         ERR(b, head->off, "a list must start with a name, not another list");
-        t->kind = TERM_CONST;
-        return t;
+        return new_term(b, TERM_CONST, SYM_NONE, 0, x->off);
     }
     if (symtab_is_var(b->p->syms, head->sym)) {
         ERR(b, head->off, "a function name cannot be a variable ('%s')", name_of(b, head->sym));
     } else if (is_connective(head->sym)) {
         ERR(b, head->off, "'%s' cannot be used as a function name", name_of(b, head->sym));
     }
-    t->sym = head->sym;
-    if (x->n == 1) { /* (f) is f */
-        t->kind = TERM_CONST;
-        return t;
-    }
-    t->kind = TERM_FN;
-    t->arity = x->n - 1;
-    t->args = arena_calloc(b->p->arena, t->arity, sizeof *t->args);
+    if (x->n == 1) return new_term(b, TERM_CONST, head->sym, 0, x->off); /* (f) is f */
+    term_t *t = new_term(b, TERM_FN, head->sym, x->n - 1, x->off);
     for (uint32_t i = 0; i < t->arity; i++) t->args[i] = build_term(b, x->items[i + 1]);
     return t;
 }
@@ -77,11 +81,7 @@ static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth);
  * still has a well-formed shape; reports nothing more. */
 static term_t *placeholder(builder_t *b, const sexpr_t *x)
 {
-    term_t *t = arena_alloc(b->p->arena, sizeof *t);
-    t->off = x->off;
-    t->kind = TERM_CONST;
-    t->sym = x->is_list ? SYM_NONE : x->sym;
-    return t;
+    return new_term(b, TERM_CONST, x->is_list ? SYM_NONE : x->sym, 0, x->off);
 }
 
 static lit_t *build_not(builder_t *b, const sexpr_t *x, lit_t *l)
@@ -115,7 +115,7 @@ static lit_t *build_not(builder_t *b, const sexpr_t *x, lit_t *l)
 
 static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth)
 {
-    lit_t *l = arena_alloc(b->p->arena, sizeof *l);
+    lit_t *l = node_alloc(b, sizeof *l, 0);
     l->off = x->off;
     if (x->is_list && x->n > 0 && !x->items[0]->is_list) {
         sym_t h = x->items[0]->sym;
@@ -130,7 +130,7 @@ static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth)
         if (h == SYM_OR) {
             l->kind = LIT_OR;
             l->n_disj = x->n - 1;
-            l->disj = arena_calloc(b->p->arena, l->n_disj, sizeof *l->disj);
+            l->disj = node_alloc(b, 0, l->n_disj);
             for (uint32_t i = 0; i < l->n_disj; i++) {
                 l->disj[i] = build_lit(b, x->items[i + 1], depth + 1);
                 if (depth > 32) {
@@ -154,8 +154,7 @@ static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth)
 
 static void build_rule(builder_t *b, const sexpr_t *x)
 {
-    rule_t *r = arena_alloc(b->p->arena, sizeof *r);
-    r->off = x->off;
+    rule_t *r;
     bool is_rule = x->is_list && x->n > 0 && !x->items[0]->is_list && x->items[0]->sym == SYM_IMPLIES;
     if (!is_rule) {
         if (!x->is_list && symtab_is_var(b->p->syms, x->sym)) {
@@ -167,6 +166,8 @@ static void build_rule(builder_t *b, const sexpr_t *x)
             ERR(b, x->off, "'%s' can only appear in a rule body", name_of(b, x->items[0]->sym));
             return;
         }
+        r = node_alloc(b, sizeof *r, 0);
+        r->off = x->off;
         r->head = build_sentence(b, x, "as a fact");
     } else {
         if (x->n < 2) {
@@ -178,22 +179,29 @@ static void build_rule(builder_t *b, const sexpr_t *x)
             ERR(b, h->off, "the head of a rule must be a sentence, not '%s'", name_of(b, h->items[0]->sym));
             return;
         }
+        r = node_alloc(b, sizeof *r, x->n - 2);
+        r->off = x->off;
         r->head = build_sentence(b, h, "as a rule head");
         r->n_body = x->n - 2;
-        r->body = arena_calloc(b->p->arena, r->n_body, sizeof *r->body);
         for (uint32_t i = 0; i < r->n_body; i++) r->body[i] = build_lit(b, x->items[i + 2], 0);
     }
     XVEC_RESERVE(&b->p->rules, &b->p->cap_rules, b->p->n_rules + 1);
     b->p->rules[b->p->n_rules++] = r;
 }
 
+/* A form left open at the end of input (reported by the reader) has
+ * swallowed every form after its '(' as items: building it would only
+ * report those as misplaced, once each. It is the last form: skip it. */
+static void build_form(void *ctx, const sexpr_t *x)
+{
+    builder_t *b = ctx;
+    if (!(x->is_list && x->unclosed)) build_rule(b, x);
+}
+
 unsigned gdl_build(program_t *p, sexpr_t **forms, size_t n, diag_t *d)
 {
     builder_t b = {.p = p, .d = d};
-    /* A form left open at the end of input (reported by the reader) has
-     * swallowed every form after its '(' as items: building it would only
-     * report those as misplaced, once each. Stop there. */
-    for (size_t i = 0; i < n && !(forms[i]->is_list && forms[i]->unclosed); i++) build_rule(&b, forms[i]);
+    for (size_t i = 0; i < n; i++) build_form(&b, forms[i]);
     return b.errors;
 }
 
@@ -203,10 +211,14 @@ program_t *gdl_parse_src(src_t *src, symtab_t *st, diag_t *d, unsigned *errors)
     p->arena = arena_new(1 << 16);
     p->syms = st;
     p->src = src;
-    sexpr_t **forms;
-    size_t n;
-    *errors = sx_parse(p->arena, st, src, d, &forms, &n);
-    *errors += gdl_build(p, forms, n, d);
+    /* Each form is built as soon as it is read, from a scratch arena that
+     * the reader resets: the s-expressions of the whole file never exist
+     * at once, only the AST. */
+    builder_t b = {.p = p, .d = d};
+    arena_t *scratch = arena_new(1 << 14);
+    *errors = sx_parse_each(scratch, st, src, d, build_form, &b);
+    arena_free(scratch);
+    *errors += b.errors;
     return p;
 }
 

@@ -21,12 +21,14 @@
 
 typedef enum { TERM_CONST, TERM_VAR, TERM_FN } term_kind_t;
 
+/* 16 bytes and the argument pointers inline: a rule file can hold
+ * millions of facts, and their terms are most of the front end's memory. */
 typedef struct term {
     term_kind_t kind;
     sym_t sym;      /* name of the constant, variable or function */
-    uint32_t arity; /* TERM_FN: number of arguments (>= 1) */
+    uint32_t arity; /* TERM_FN: number of arguments (>= 1); else 0 */
     uint32_t off;
-    struct term **args;
+    struct term *args[]; /* TERM_FN: arity arguments */
 } term_t;
 
 typedef enum {
@@ -49,15 +51,15 @@ typedef struct lit {
 typedef struct rule {
     term_t *head;
     uint32_t n_body; /* 0 for a fact */
-    lit_t **body;
     uint32_t off;
+    lit_t *body[]; /* n_body literals, inline (a fact is 16 bytes) */
 } rule_t;
 
 typedef struct program {
     arena_t *arena;  /* owns every node */
     symtab_t *syms;  /* not owned */
     src_t *src;      /* not owned */
-    rule_t **rules;  /* in source order */
+    rule_t **rules;  /* in source order (nodes 8-byte aligned) */
     size_t n_rules, cap_rules;
 } program_t;
 

@@ -41,6 +41,17 @@ typedef struct sexpr {
  * *forms and *n are set even on error (to what could be read). */
 unsigned sx_parse(arena_t *a, symtab_t *st, src_t *src, diag_t *d, sexpr_t ***forms, size_t *n);
 
+/* Called with each top-level form as soon as it is read, in order. */
+typedef void (*sx_form_fn)(void *ctx, const sexpr_t *form);
+
+/* Like sx_parse, but hands each top-level form to fn and then resets the
+ * scratch arena: reading a file takes the memory of its largest form, not
+ * of all of them (a rule file of millions of facts). The form and
+ * everything it points to are valid only during the call. Reader errors
+ * are reported as they are met, so they interleave in source order with
+ * what fn reports. Returns the number of reader errors. */
+unsigned sx_parse_each(arena_t *scratch, symtab_t *st, src_t *src, diag_t *d, sx_form_fn fn, void *ctx);
+
 /* Print in canonical form: lowercase keys, one space between items. */
 void sx_print(FILE *out, const symtab_t *st, const sexpr_t *x);
 

@@ -18,6 +18,7 @@ typedef void *yyscan_t;
 
 %code {
 #include <stdarg.h>
+#include <string.h>
 #include "base/xalloc.h"
 
 int sx_yylex(SX_YYSTYPE *lval, SX_YYLTYPE *lloc, yyscan_t scanner);
@@ -33,14 +34,26 @@ static void sx_yyerror(SX_YYLTYPE *loc, yyscan_t scanner, sx_state_t *s, const c
         }                                                                   \
     } while (0)
 
-static void items_push(sx_state_t *s, sx_items_t *l, sexpr_t *x)
+/* Lists are built on one stack of items (the state's): a list's items
+ * are the top of the stack from its base index, moved into an exact-size
+ * array when the list closes. No per-item cell is allocated. */
+static void stk_push(sx_state_t *s, sexpr_t *x)
 {
-    sx_cell_t *c = arena_alloc(s->arena, sizeof *c);
-    c->x = x;
-    if (l->tail) l->tail->next = c;
-    else l->head = c;
-    l->tail = c;
-    l->n++;
+    XVEC_RESERVE(&s->stk, &s->cap_stk, s->n_stk + 1);
+    s->stk[s->n_stk++] = x;
+}
+
+static void top_form(sx_state_t *s, sexpr_t *x)
+{
+    if (!s->each) {
+        stk_push(s, x);
+        s->n_top++;
+        return;
+    }
+    /* Streaming: the lookahead, if already read, is an sx_atom_t value,
+     * so nothing of the next form lives in the arena yet. */
+    s->each(s->each_ctx, x);
+    arena_reset(s->arena);
 }
 }
 
@@ -54,22 +67,29 @@ static void items_push(sx_state_t *s, sx_items_t *l, sexpr_t *x)
 
 %union {
     sexpr_t *x;
-    sx_items_t items;
+    sx_atom_t atom;
+    size_t base; /* stack index of a list's first item */
 }
 
-%token <x> ATOM "name"
+%token <atom> ATOM "name"
 %type <x> form
-%type <items> items
+%type <base> items
 
 %%
 
 file
     : %empty
-    | file form                 { items_push(s, &s->top, $2); }
+    | file form                 { top_form(s, $2); }
     ;
 
 form
-    : ATOM                      { $$ = $1; }
+    : ATOM                      {
+                                    sexpr_t *x = arena_alloc(s->arena, sizeof *x);
+                                    x->off = $1.off;
+                                    x->end = $1.end;
+                                    x->sym = $1.sym;
+                                    $$ = x;
+                                }
     | '(' items ')'             {
                                     sexpr_t *x = arena_alloc(s->arena, sizeof *x);
                                     x->is_list = true;
@@ -77,17 +97,17 @@ form
                                     x->end = @3.end;
                                     /* the scanner's synthetic ')' at end of input is empty */
                                     x->unclosed = @3.start == @3.end;
-                                    x->n = $2.n;
-                                    x->items = arena_calloc(s->arena, $2.n, sizeof *x->items);
-                                    uint32_t i = 0;
-                                    for (sx_cell_t *c = $2.head; c; c = c->next) x->items[i++] = c->x;
+                                    x->n = (uint32_t)(s->n_stk - $2);
+                                    x->items = arena_calloc(s->arena, x->n, sizeof *x->items);
+                                    if (x->n) memcpy(x->items, s->stk + $2, x->n * sizeof *x->items);
+                                    s->n_stk = $2;
                                     $$ = x;
                                 }
     ;
 
 items
-    : %empty                    { $$ = (sx_items_t){0}; }
-    | items form                { $$ = $1; items_push(s, &$$, $2); }
+    : %empty                    { $$ = s->n_stk; }
+    | items form                { $$ = $1; stk_push(s, $2); }
     ;
 
 %%

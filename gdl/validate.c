@@ -39,6 +39,17 @@ typedef struct pend {
     char *msg;
 } pend_t;
 
+/* What validation learns of a name used as a relation or a function, or
+ * of a variable of the rules: records exist for those names only, so a
+ * fact file's hundreds of thousands of constants cost 4 bytes each. */
+typedef struct name_rec {
+    int32_t rel_arity, fn_arity; /* -1: not seen as such */
+    uint32_t rel_off, fn_off;    /* where first seen */
+    bool rel_used;
+    uint32_t rel_id; /* passes 2 and 3: dense relation id, or NONE */
+    uint32_t var_id; /* pass 2: dense variable id, or NONE */
+} name_rec_t;
+
 typedef struct val {
     const program_t *p;
     const symtab_t *st;
@@ -47,15 +58,31 @@ typedef struct val {
     size_t n_pend, cap_pend;
     uint32_t cur_key, cur_group;
     unsigned errors;
-    /* arity of each name as relation and as function (-1: not seen) */
-    int32_t *rel_arity, *fn_arity;
-    uint32_t *rel_off, *fn_off;
-    bool *rel_used;
+    uint32_t *name_ix; /* by symbol: index in names, or NONE */
+    name_rec_t *names;
+    size_t n_names, cap_names;
     bool *ignored; /* per rule: old Dresden base form */
     gdl_info_t *info;
     size_t cap_roles, cap_role_off;
     uint32_t *role_off;
+    /* passes 2 and 3: relation names of the rules with a body, numbered
+     * densely (graphs over them, not over every symbol of the facts) */
+    uint32_t n_rel;
 } val_t;
+
+/* The record of name s, created if new; valid until the next call. */
+static name_rec_t *name_rec(val_t *v, sym_t s)
+{
+    if (v->name_ix[s] == NONE) {
+        XVEC_RESERVE(&v->names, &v->cap_names, v->n_names + 1);
+        v->name_ix[s] = (uint32_t)v->n_names;
+        v->names[v->n_names++] = (name_rec_t){.rel_arity = -1, .fn_arity = -1, .rel_id = NONE, .var_id = NONE};
+    }
+    return &v->names[v->name_ix[s]];
+}
+
+/* Dense relation id of s, given by build_rule_graph. */
+static uint32_t rel_id(const val_t *v, sym_t s) { return v->names[v->name_ix[s]].rel_id; }
 
 static void __attribute__((format(printf, 5, 0)))
 vreport(val_t *v, diag_level_t level, bool has_loc, uint32_t off, const char *fmt, va_list ap)
@@ -299,21 +326,22 @@ static void check_rel_arity(val_t *v, const term_t *t)
 {
     sym_t s = t->sym;
     uint32_t ar = term_arity(t);
-    v->rel_used[s] = true;
+    name_rec_t *r = name_rec(v, s);
+    r->rel_used = true;
     int kw = kw_arity(s);
     if (kw >= 0) {
         if (ar != (uint32_t)kw)
             err_at(v, t->off, "'%s' takes %d argument%s, not %u", nm(v, s), kw, plural((uint32_t)kw), ar);
         return;
     }
-    if (v->rel_arity[s] < 0) {
-        v->rel_arity[s] = (int32_t)ar;
-        v->rel_off[s] = t->off;
-    } else if ((uint32_t)v->rel_arity[s] != ar) {
+    if (r->rel_arity < 0) {
+        r->rel_arity = (int32_t)ar;
+        r->rel_off = t->off;
+    } else if ((uint32_t)r->rel_arity != ar) {
         err_at(v, t->off, "relation '%s' has %u argument%s here but %d where first used", nm(v, s), ar, plural(ar),
-               v->rel_arity[s]);
-        note_at(v, v->rel_off[s], "'%s' first used here with %d argument%s", nm(v, s), v->rel_arity[s],
-                plural((uint32_t)v->rel_arity[s]));
+               r->rel_arity);
+        note_at(v, r->rel_off, "'%s' first used here with %d argument%s", nm(v, s), r->rel_arity,
+                plural((uint32_t)r->rel_arity));
     }
 }
 
@@ -331,19 +359,20 @@ static void check_term(val_t *v, const term_t *t, vset_t *fact_vars)
     }
     if (t->kind != TERM_FN) return;
     sym_t s = t->sym;
+    name_rec_t *r = name_rec(v, s); /* not used past the recursion below */
     if (kw_arity(s) >= 0) {
         err_at(v, t->off, "'%s' is a GDL keyword and cannot be the name of a function", nm(v, s));
-    } else if (v->fn_arity[s] < 0) {
-        v->fn_arity[s] = (int32_t)t->arity;
-        v->fn_off[s] = t->off;
+    } else if (r->fn_arity < 0) {
+        r->fn_arity = (int32_t)t->arity;
+        r->fn_off = t->off;
         if (t->arity > GDL_MAX_ARITY)
             err_at(v, t->off, "function '%s' has %u arguments: at most %d are supported", nm(v, s), t->arity,
                    GDL_MAX_ARITY);
-    } else if ((uint32_t)v->fn_arity[s] != t->arity) {
+    } else if ((uint32_t)r->fn_arity != t->arity) {
         err_at(v, t->off, "function '%s' has %u argument%s here but %d where first used", nm(v, s), t->arity,
-               plural(t->arity), v->fn_arity[s]);
-        note_at(v, v->fn_off[s], "'%s' first used here with %d argument%s", nm(v, s), v->fn_arity[s],
-                plural((uint32_t)v->fn_arity[s]));
+               plural(t->arity), r->fn_arity);
+        note_at(v, r->fn_off, "'%s' first used here with %d argument%s", nm(v, s), r->fn_arity,
+                plural((uint32_t)r->fn_arity));
     }
     for (uint32_t i = 0; i < t->arity; i++) check_term(v, t->args[i], fact_vars);
 }
@@ -395,7 +424,7 @@ static void check_head(val_t *v, const rule_t *r)
     bool fact = r->n_body == 0;
     vset_t fact_vars = {0};
     if (s == SYM_TRUE || s == SYM_DOES) {
-        v->rel_used[s] = true;
+        name_rec(v, s)->rel_used = true;
         if (fact)
             err_at(v, h->off, "'%s' cannot be a fact: it is given by the %s", nm(v, s),
                    s == SYM_TRUE ? "current state" : "players' moves");
@@ -403,7 +432,7 @@ static void check_head(val_t *v, const rule_t *r)
             err_at(v, h->off, "'%s' cannot be the head of a rule: it is given by the %s", nm(v, s),
                    s == SYM_TRUE ? "current state" : "players' moves");
     } else if (s == SYM_ROLE && !fact) {
-        v->rel_used[s] = true;
+        name_rec(v, s)->rel_used = true;
         err_at(v, h->off, "'role' can only be given as ground facts, not derived by a rule");
     } else {
         check_rel_arity(v, h);
@@ -422,7 +451,7 @@ static void check_body_lit(val_t *v, const lit_t *l)
         const term_t *a = l->atom;
         sym_t s = a->sym;
         if (s == SYM_NEXT || s == SYM_INIT || s == SYM_BASE || s == SYM_INPUT) {
-            v->rel_used[s] = true;
+            name_rec(v, s)->rel_used = true;
             err_at(v, a->off, "'%s' cannot appear in a rule body: it may only be a rule head or a fact", nm(v, s));
         } else {
             check_rel_arity(v, a);
@@ -573,9 +602,10 @@ static uint32_t scc(uint32_t n, const uint32_t *off, const uint32_t *adj, uint32
 /* ---- unification of two sentences renamed apart ------------------------ */
 
 typedef struct unifier {
-    const term_t **bt[2]; /* binding of variable sym on side 0/1 */
-    uint8_t *bs[2];       /* side of the bound term */
-    uint32_t *trail;      /* (side << 31) | sym */
+    const val_t *v;         /* its name records give each variable a dense id */
+    const term_t **bt[2];   /* binding of variable id on side 0/1 */
+    uint8_t *bs[2];         /* side of the bound term */
+    uint32_t *trail;        /* (side << 31) | variable id */
     size_t n_trail, cap_trail;
     long budget;
 } unifier_t;
@@ -584,11 +614,14 @@ typedef struct unifier {
  * occurs (terms are at most SX_MAX_DEPTH deep). */
 #define UNIFY_BUDGET 10000
 
+static uint32_t var_id(const val_t *v, sym_t s) { return v->names[v->name_ix[s]].var_id; }
+
 static void deref(const unifier_t *u, const term_t **t, int *side)
 {
-    while ((*t)->kind == TERM_VAR && u->bt[*side][(*t)->sym]) {
-        const term_t *n = u->bt[*side][(*t)->sym];
-        *side = u->bs[*side][(*t)->sym];
+    while ((*t)->kind == TERM_VAR && u->bt[*side][var_id(u->v, (*t)->sym)]) {
+        uint32_t x = var_id(u->v, (*t)->sym);
+        const term_t *n = u->bt[*side][x];
+        *side = u->bs[*side][x];
         *t = n;
     }
 }
@@ -607,10 +640,11 @@ static bool occurs(unifier_t *u, sym_t x, int xs, const term_t *t, int ts)
 
 static void bind(unifier_t *u, const term_t *var, int vs, const term_t *t, int ts)
 {
-    u->bt[vs][var->sym] = t;
-    u->bs[vs][var->sym] = (uint8_t)ts;
+    uint32_t x = var_id(u->v, var->sym);
+    u->bt[vs][x] = t;
+    u->bs[vs][x] = (uint8_t)ts;
     XVEC_RESERVE(&u->trail, &u->cap_trail, u->n_trail + 1);
-    u->trail[u->n_trail++] = ((uint32_t)vs << 31) | var->sym;
+    u->trail[u->n_trail++] = ((uint32_t)vs << 31) | x;
 }
 
 /* When the budget runs out the answer is "unifies": a dependency edge too
@@ -655,20 +689,23 @@ static bool unify(unifier_t *u, const term_t *a, const term_t *b)
 typedef struct occ {
     const term_t *atom;
     const lit_t *lit; /* the literal as written (the `not` for a negation) */
-    uint32_t rule;
+    uint32_t rule;    /* graph node */
     bool neg;
     uint32_t e0, e1; /* its edges: to[e0 .. e1) */
 } occ_t;
 
 typedef struct rgraph {
+    const rule_t **rule; /* the nodes: rules with a body, in source order */
+    uint32_t n;
+    size_t cap_rule;
     occ_t *occ;
     size_t n_occ, cap_occ;
-    uint32_t *off;     /* per rule: first edge (CSR), n_rules + 1 entries */
-    uint32_t *to;      /* edge target rule */
+    uint32_t *off;     /* per node: first edge (CSR), n + 1 entries */
+    uint32_t *to;      /* edge target node */
     uint32_t *eocc;    /* edge's body sentence */
     size_t n_edges, cap_to, cap_eocc;
     uint32_t *comp;
-    uint32_t *dep_true, *dep_does; /* per rule: a reachable true/does occ */
+    uint32_t *dep_true, *dep_does; /* per node: a reachable true/does occ */
 } rgraph_t;
 
 static void collect_occ(rgraph_t *g, uint32_t rule, const lit_t *l)
@@ -684,38 +721,69 @@ static void collect_occ(rgraph_t *g, uint32_t rule, const lit_t *l)
 
 static bool is_rule(const val_t *v, size_t i) { return v->p->rules[i]->n_body > 0 && !v->ignored[i]; }
 
+static void number_rel(val_t *v, sym_t s)
+{
+    name_rec_t *r = name_rec(v, s);
+    if (r->rel_id == NONE) r->rel_id = v->n_rel++;
+}
+
+/* Number the variables of t densely. */
+static void number_vars(val_t *v, uint32_t *n, const term_t *t)
+{
+    if (t->kind == TERM_VAR) {
+        name_rec_t *r = name_rec(v, t->sym);
+        if (r->var_id == NONE) r->var_id = (*n)++;
+    }
+    for (uint32_t i = 0; i < term_arity(t); i++) number_vars(v, n, t->args[i]);
+}
+
 static void build_rule_graph(val_t *v, rgraph_t *g)
 {
     const program_t *p = v->p;
-    uint32_t n = (uint32_t)p->n_rules;
-    /* rules (not facts: they depend on nothing) indexed by head name */
-    uint32_t *hoff = xcalloc(v->n_syms + 1, sizeof *hoff);
+    /* nodes: rules, not facts (they depend on nothing); a fact file's
+     * millions of facts cost nothing here */
+    for (size_t i = 0; i < p->n_rules; i++) {
+        if (!is_rule(v, i)) continue;
+        XVEC_RESERVE(&g->rule, &g->cap_rule, (size_t)g->n + 1);
+        g->rule[g->n++] = p->rules[i];
+    }
+    uint32_t n = g->n;
     for (uint32_t i = 0; i < n; i++)
-        if (is_rule(v, i)) hoff[p->rules[i]->head->sym + 1]++;
-    for (size_t s = 0; s < v->n_syms; s++) hoff[s + 1] += hoff[s];
-    uint32_t *fill = xmalloc((v->n_syms + 1) * sizeof *fill);
-    memcpy(fill, hoff, (v->n_syms + 1) * sizeof *fill);
-    uint32_t *hrules = xmalloc(((size_t)hoff[v->n_syms] + 1) * sizeof *hrules);
-    for (uint32_t i = 0; i < n; i++)
-        if (is_rule(v, i)) hrules[fill[p->rules[i]->head->sym]++] = i;
+        for (uint32_t j = 0; j < g->rule[i]->n_body; j++) collect_occ(g, i, g->rule[i]->body[j]);
+    uint32_t n_vars = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        number_rel(v, g->rule[i]->head->sym);
+        number_vars(v, &n_vars, g->rule[i]->head);
+    }
+    for (size_t k = 0; k < g->n_occ; k++) {
+        number_rel(v, g->occ[k].atom->sym);
+        number_vars(v, &n_vars, g->occ[k].atom);
+    }
+
+    /* rules indexed by head name */
+    uint32_t nr = v->n_rel;
+    uint32_t *hoff = xcalloc((size_t)nr + 1, sizeof *hoff);
+    for (uint32_t i = 0; i < n; i++) hoff[rel_id(v, g->rule[i]->head->sym) + 1]++;
+    for (uint32_t r = 0; r < nr; r++) hoff[r + 1] += hoff[r];
+    uint32_t *fill = xmalloc(((size_t)nr + 1) * sizeof *fill);
+    memcpy(fill, hoff, ((size_t)nr + 1) * sizeof *fill);
+    uint32_t *hrules = xmalloc(((size_t)n + 1) * sizeof *hrules);
+    for (uint32_t i = 0; i < n; i++) hrules[fill[rel_id(v, g->rule[i]->head->sym)]++] = i;
     free(fill);
 
-    unifier_t u = {0};
+    unifier_t u = {.v = v};
     for (int s = 0; s < 2; s++) {
-        u.bt[s] = xcalloc(v->n_syms + 1, sizeof *u.bt[s]);
-        u.bs[s] = xcalloc(v->n_syms + 1, sizeof *u.bs[s]);
+        u.bt[s] = xcalloc((size_t)n_vars + 1, sizeof *u.bt[s]);
+        u.bs[s] = xcalloc((size_t)n_vars + 1, sizeof *u.bs[s]);
     }
     g->off = xmalloc(((size_t)n + 1) * sizeof *g->off);
     g->dep_true = xmalloc(((size_t)n + 1) * sizeof *g->dep_true);
     g->dep_does = xmalloc(((size_t)n + 1) * sizeof *g->dep_does);
+    size_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         g->off[i] = (uint32_t)g->n_edges;
         g->dep_true[i] = g->dep_does[i] = NONE;
-        if (!is_rule(v, i)) continue;
-        const rule_t *r = p->rules[i];
-        size_t first = g->n_occ;
-        for (uint32_t j = 0; j < r->n_body; j++) collect_occ(g, i, r->body[j]);
-        for (size_t k = first; k < g->n_occ; k++) {
+        for (; k < g->n_occ && g->occ[k].rule == i; k++) {
             occ_t *o = &g->occ[k];
             o->e0 = (uint32_t)g->n_edges;
             sym_t s = o->atom->sym;
@@ -723,8 +791,9 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
             if (s == SYM_TRUE && g->dep_true[i] == NONE) g->dep_true[i] = (uint32_t)k;
             if (s == SYM_DOES && g->dep_does[i] == NONE) g->dep_does[i] = (uint32_t)k;
             if (s != SYM_TRUE && s != SYM_DOES) {
-                for (uint32_t h = hoff[s]; h < hoff[s + 1]; h++) {
-                    const term_t *head = p->rules[hrules[h]]->head;
+                uint32_t r = rel_id(v, s);
+                for (uint32_t h = hoff[r]; h < hoff[r + 1]; h++) {
+                    const term_t *head = g->rule[hrules[h]]->head;
                     if (term_arity(head) != term_arity(o->atom) || !unify(&u, o->atom, head)) continue;
                     XVEC_RESERVE(&g->to, &g->cap_to, g->n_edges + 1);
                     XVEC_RESERVE(&g->eocc, &g->cap_eocc, g->n_edges + 1);
@@ -782,6 +851,7 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
 
 static void rgraph_free(rgraph_t *g)
 {
+    free(g->rule);
     free(g->occ);
     free(g->off);
     free(g->to);
@@ -798,7 +868,7 @@ static void check_dependencies(val_t *v, const rgraph_t *g)
 {
     for (size_t k = 0; k < g->n_occ; k++) {
         const occ_t *o = &g->occ[k];
-        sym_t h = v->p->rules[o->rule]->head->sym;
+        sym_t h = g->rule[o->rule]->head->sym;
         bool no_true = h == SYM_INIT || h == SYM_BASE || h == SYM_INPUT;
         bool no_does = no_true || h == SYM_LEGAL || h == SYM_GOAL || h == SYM_TERMINAL;
         if (!no_does) continue;
@@ -818,7 +888,7 @@ static void check_dependencies(val_t *v, const rgraph_t *g)
             sym_t bad = g->occ[w].atom->sym;
             err_at(v, o->atom->off, "'%s' must not depend on '%s', but '%s' does", nm(v, h), nm(v, bad), nm(v, s));
             note_at(v, g->occ[w].atom->off, "'%s' used here, in a rule for '%s'", nm(v, bad),
-                    nm(v, v->p->rules[g->occ[w].rule]->head->sym));
+                    nm(v, g->rule[g->occ[w].rule]->head->sym));
             break;
         }
     }
@@ -827,7 +897,7 @@ static void check_dependencies(val_t *v, const rgraph_t *g)
 /* Negation must not sit in a cycle of the rule graph (§2.4.2). */
 static void check_stratification(val_t *v, const rgraph_t *g)
 {
-    uint32_t n = (uint32_t)v->p->n_rules;
+    uint32_t n = g->n;
     uint32_t *pred = NULL, *pred_e = NULL, *queue = NULL, *seen = NULL;
     unsigned explained = 0;
     for (size_t k = 0; k < g->n_occ; k++) {
@@ -837,12 +907,12 @@ static void check_stratification(val_t *v, const rgraph_t *g)
         for (e = o->e0; e < o->e1; e++)
             if (g->comp[g->to[e]] == g->comp[o->rule]) break;
         if (e == o->e1) continue;
-        const rule_t *b = v->p->rules[o->rule];
+        const rule_t *b = g->rule[o->rule];
         uint32_t a = g->to[e];
         /* explain: a path from rule a back to rule b inside the component */
         char chain[512];
         size_t len = (size_t)snprintf(chain, sizeof chain, "%s -> not %s", nm(v, b->head->sym),
-                                      nm(v, v->p->rules[a]->head->sym));
+                                      nm(v, g->rule[a]->head->sym));
         uint32_t path[16], n_path = 0;
         bool found = false, long_path = false;
         if (explained < 16 && a != o->rule) {
@@ -888,14 +958,14 @@ static void check_stratification(val_t *v, const rgraph_t *g)
         if (found && !long_path) {
             for (uint32_t i = 0; i < n_path && len < sizeof chain; i++)
                 len += (size_t)snprintf(chain + len, sizeof chain - len, " -> %s",
-                                        nm(v, v->p->rules[g->to[path[i]]]->head->sym));
+                                        nm(v, g->rule[g->to[path[i]]]->head->sym));
         } else if (a != o->rule) {
             len += (size_t)snprintf(chain + len, sizeof chain - len, " -> ... -> %s", nm(v, b->head->sym));
         }
         err_at(v, o->lit->off, "unstratified negation: this 'not' is in a dependency cycle: %s", chain);
         for (uint32_t i = 0; i < n_path; i++) {
             const occ_t *po = &g->occ[g->eocc[path[i]]];
-            note_at(v, po->atom->off, "'%s' depends on '%s' here", nm(v, v->p->rules[po->rule]->head->sym),
+            note_at(v, po->atom->off, "'%s' depends on '%s' here", nm(v, g->rule[po->rule]->head->sym),
                     nm(v, po->atom->sym));
         }
     }
@@ -943,37 +1013,37 @@ static void check_recursive_atom(val_t *v, const rule_t *r, const term_t *q, con
 
 static void check_recursion(val_t *v, const rgraph_t *g)
 {
-    const program_t *p = v->p;
-    /* relation graph: head name -> each name in the body */
-    uint32_t ns = (uint32_t)v->n_syms;
-    uint32_t *off = xcalloc((size_t)ns + 1, sizeof *off);
-    for (size_t k = 0; k < g->n_occ; k++) off[p->rules[g->occ[k].rule]->head->sym + 1]++;
-    for (uint32_t s = 0; s < ns; s++) off[s + 1] += off[s];
-    uint32_t *fill = xmalloc(((size_t)ns + 1) * sizeof *fill);
-    memcpy(fill, off, ((size_t)ns + 1) * sizeof *fill);
+    /* relation graph: head name -> each name in the body, over the dense
+     * relation ids of build_rule_graph */
+    uint32_t nr = v->n_rel;
+    uint32_t *off = xcalloc((size_t)nr + 1, sizeof *off);
+    for (size_t k = 0; k < g->n_occ; k++) off[rel_id(v, g->rule[g->occ[k].rule]->head->sym) + 1]++;
+    for (uint32_t r = 0; r < nr; r++) off[r + 1] += off[r];
+    uint32_t *fill = xmalloc(((size_t)nr + 1) * sizeof *fill);
+    memcpy(fill, off, ((size_t)nr + 1) * sizeof *fill);
     uint32_t *adj = xmalloc((g->n_occ + 1) * sizeof *adj);
-    for (size_t k = 0; k < g->n_occ; k++) adj[fill[p->rules[g->occ[k].rule]->head->sym]++] = g->occ[k].atom->sym;
+    for (size_t k = 0; k < g->n_occ; k++)
+        adj[fill[rel_id(v, g->rule[g->occ[k].rule]->head->sym)]++] = rel_id(v, g->occ[k].atom->sym);
     free(fill);
-    uint32_t *comp = xmalloc(((size_t)ns + 1) * sizeof *comp);
-    scc(ns, off, adj, comp);
+    uint32_t *rcomp = xmalloc(((size_t)nr + 1) * sizeof *rcomp);
+    scc(nr, off, adj, rcomp);
     free(off);
     free(adj);
 
-    for (size_t i = 0; i < p->n_rules; i++) {
-        if (!is_rule(v, i)) continue;
-        const rule_t *r = p->rules[i];
-        uint32_t hc = comp[r->head->sym];
+    for (uint32_t i = 0; i < g->n; i++) {
+        const rule_t *r = g->rule[i];
+        uint32_t hc = rcomp[rel_id(v, r->head->sym)];
         /* arguments of positive literals not in a cycle with the head; for
          * an `or` of sentences, those common to every disjunct */
         tvec_t nonrec = {0};
         for (uint32_t j = 0; j < r->n_body; j++) {
             const lit_t *l = r->body[j];
-            if (l->kind == LIT_ATOM && comp[l->atom->sym] != hc) {
+            if (l->kind == LIT_ATOM && rcomp[rel_id(v, l->atom->sym)] != hc) {
                 for (uint32_t k = 0; k < term_arity(l->atom); k++) tv_push(&nonrec, l->atom->args[k]);
             } else if (l->kind == LIT_OR && l->n_disj > 0) {
                 bool all = true;
                 for (uint32_t d = 0; d < l->n_disj && all; d++)
-                    all = l->disj[d]->kind == LIT_ATOM && comp[l->disj[d]->atom->sym] != hc;
+                    all = l->disj[d]->kind == LIT_ATOM && rcomp[rel_id(v, l->disj[d]->atom->sym)] != hc;
                 if (!all) continue;
                 const term_t *d0 = l->disj[0]->atom;
                 for (uint32_t k = 0; k < term_arity(d0); k++) {
@@ -990,15 +1060,15 @@ static void check_recursion(val_t *v, const rgraph_t *g)
         }
         for (uint32_t j = 0; j < r->n_body; j++) {
             const lit_t *l = r->body[j];
-            if (l->kind == LIT_ATOM && comp[l->atom->sym] == hc) check_recursive_atom(v, r, l->atom, &nonrec);
+            if (l->kind == LIT_ATOM && rcomp[rel_id(v, l->atom->sym)] == hc) check_recursive_atom(v, r, l->atom, &nonrec);
             if (l->kind == LIT_OR)
                 for (uint32_t d = 0; d < l->n_disj; d++)
-                    if (l->disj[d]->kind == LIT_ATOM && comp[l->disj[d]->atom->sym] == hc)
+                    if (l->disj[d]->kind == LIT_ATOM && rcomp[rel_id(v, l->disj[d]->atom->sym)] == hc)
                         check_recursive_atom(v, r, l->disj[d]->atom, &nonrec);
         }
         free(nonrec.t);
     }
-    free(comp);
+    free(rcomp);
 }
 
 /* ---- driver -------------------------------------------------------------- */
@@ -1010,12 +1080,8 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
     gdl_info_t info = {0};
     val_t v = {.p = p, .st = p->syms, .n_syms = symtab_count(p->syms), .info = &info};
     size_t ns = v.n_syms + 1;
-    v.rel_arity = xmalloc(ns * sizeof *v.rel_arity);
-    v.fn_arity = xmalloc(ns * sizeof *v.fn_arity);
-    for (size_t s = 0; s < ns; s++) v.rel_arity[s] = v.fn_arity[s] = -1;
-    v.rel_off = xcalloc(ns, sizeof *v.rel_off);
-    v.fn_off = xcalloc(ns, sizeof *v.fn_off);
-    v.rel_used = xcalloc(ns, sizeof *v.rel_used);
+    v.name_ix = xmalloc(ns * sizeof *v.name_ix);
+    for (size_t s = 0; s < ns; s++) v.name_ix[s] = NONE;
     v.ignored = xcalloc(p->n_rules + 1, sizeof *v.ignored);
 
     /* Old Dresden base forms: skipped, one warning (gdl-protocol §2.3). */
@@ -1057,17 +1123,14 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
             whole(&v, DIAG_ERROR, "'%s' is never defined: every game needs it", symtab_key(v.st, required[k]));
     if (!has[SYM_INIT]) whole(&v, DIAG_WARNING, "'init' is never defined: the initial state is empty");
 
-    for (size_t s = 0; s < v.n_syms; s++) {
-        info.n_relations += v.rel_used[s];
-        info.n_functions += v.fn_arity[s] >= 0;
+    for (size_t i = 0; i < v.n_names; i++) {
+        info.n_relations += v.names[i].rel_used;
+        info.n_functions += v.names[i].fn_arity >= 0;
     }
     unsigned errors = v.errors;
     flush(&v, d);
-    free(v.rel_arity);
-    free(v.fn_arity);
-    free(v.rel_off);
-    free(v.fn_off);
-    free(v.rel_used);
+    free(v.name_ix);
+    free(v.names);
     free(v.ignored);
     free(v.role_off);
     if (info_out) *info_out = info;
