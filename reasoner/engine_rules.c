@@ -512,7 +512,7 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, diag
     g->stat.deadline = deadline_none();
     for (uint32_t i = 0; i < r->n_rels; i++)
         if (r->rels[i].demand && r->rels[i].phase == PHASE_STATIC) g->has_static_demand = true;
-    g->base.stats.engine = "rules";
+    g->base.kind = ENGINE_RULES;
     g->base.stats.rules = r->n_rules;
     return &g->base;
 }
