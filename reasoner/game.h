@@ -101,6 +101,9 @@ game_grounding_t *game_grounding_start(const program_t *p, const game_options_t 
  * reason "taken"); FAILED writes why into reason. */
 grounding_status_t game_grounding_take(game_grounding_t *gg, uint64_t wait_ms, game_t **out, char *reason,
                                        size_t reason_len);
+/* Wait up to wait_ms (as above) for the grounding to end, without taking
+ * anything; whether it has ended. */
+bool game_grounding_wait(game_grounding_t *gg, uint64_t wait_ms);
 /* Stop the grounding at its next budget check, wait for the thread and free
  * everything (a game not taken too). NULL is a no-op. */
 void game_grounding_free(game_grounding_t *gg);
