@@ -822,8 +822,7 @@ static char *renamed(char *text, const twin_t *t)
 static void test_same_as_corpus(void **state)
 {
     (void)state;
-    const char *dir = tu_shared("games");
-    if (!dir) return;
+    const char *dir = tu_shared_or_skip("games");
     char games[2048];
     snprintf(games, sizeof games, "%s", dir);
     for (size_t i = 0; i < sizeof twins / sizeof *twins; i++) {

@@ -127,15 +127,9 @@ static double now_s(void)
 static void test_replay_all(void **state)
 {
     (void)state;
-    const char *s = tu_shared("games");
-    if (!s) return;
-    char *games = strdup(s);
-    s = tu_shared("traces");
-    if (!s) {
-        free(games);
-        return;
-    }
-    char *traces = strdup(s);
+    tu_shared_or_skip("traces"); /* skip unless both are there */
+    char *games = strdup(tu_shared_or_skip("games"));
+    char *traces = strdup(tu_shared("traces"));
     const bool propnet = !strcmp(TRACES_ENGINE, "propnet");
     size_t n_games;
     game_traces_t *g = list_traces(traces, &n_games);

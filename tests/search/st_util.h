@@ -8,14 +8,14 @@
 #include "player/cli/common.h"
 #include "reasoner/game.h"
 
-/* Path of a game of the shared corpus, or NULL (the test skips). Four
- * rotating buffers, so a few paths can be alive at once. */
+/* Path of a game of the shared corpus; when the corpus is absent the test
+ * is skipped (cmocka skip()). Four rotating buffers, so a few paths can be
+ * alive at once. */
 static inline const char *st_shared_game(const char *name)
 {
     static char buf[4][1024];
     static int i;
-    const char *dir = tu_shared("games");
-    if (!dir) return NULL;
+    const char *dir = tu_shared_or_skip("games");
     i = (i + 1) % 4;
     snprintf(buf[i], sizeof buf[i], "%s/%s", dir, name);
     return buf[i];
