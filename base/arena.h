@@ -1,7 +1,7 @@
 /* arena.h - bump allocator that owns everything built for one parse or game.
  *
  * Blocks are 16-byte aligned; an oversized request gets a block of its own
- * (the pyarena design, see docs/style.md). Nothing is freed individually:
+ * (the design of CPython's Python/pyarena.c). Nothing is freed individually:
  * arena_free() releases the whole arena at once. Allocation failure aborts
  * the process with a message, as every allocation in ggp does (xalloc.h). */
 #ifndef GGP_BASE_ARENA_H

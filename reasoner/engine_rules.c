@@ -75,9 +75,9 @@ static move_id_t move_intern_locked(rgame_t *g, uint32_t role, tid_t t)
         if (m->terms[m->slots[j] - 1] == t) return m->slots[j] - 1;
     }
     if (m->n == m->cap) {
-        /* The name arrays are read without the lock by move_name(): grow
-         * them by allocating anew and leaking nothing (old arrays are freed
-         * only at game_free), so a concurrent reader never sees freed memory. */
+        /* Every reader of the table (rg_num_moves, rg_move_name,
+         * rg_move_term) holds g->mlock too, so the arrays are replaced
+         * here and the old ones freed at once. */
         uint32_t nc = m->cap ? m->cap * 2 : 64;
         tid_t *terms = xcalloc(nc, sizeof *terms);
         char **canon = xcalloc(nc, sizeof *canon), **spell = xcalloc(nc, sizeof *spell);

@@ -19,7 +19,7 @@
 #include "base/clock.h"
 #include "reasoner/game.h"
 
-typedef struct search_spec search_spec_t; /* parsed spec (search_spec.c) */
+typedef struct search_spec search_spec_t; /* parsed spec (spec.c) */
 typedef struct searcher searcher_t;
 
 /* Parse a spec string. On error returns NULL and writes a one-line message
