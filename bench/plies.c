@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: plies FILE.kif PLAYOUTS [propnet|rules]\n");
         return 2;
     }
-    game_options_t opts = {.engine = argc > 3 && !strcmp(argv[3], "rules") ? ENGINE_RULES : ENGINE_PROPNET};
+    game_options_t opts = {.engine = argc > 3 && !strcmp(argv[3], game_engine_name(ENGINE_RULES)) ? ENGINE_RULES : ENGINE_PROPNET};
     loaded_t l;
     int rc;
     game_t *g = cli_game_open("plies", argv[1], &opts, &l, &rc);

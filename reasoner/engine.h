@@ -43,6 +43,7 @@ struct game {
     uint32_t n_roles;
     tid_t *role_terms;
     char **role_names;   /* spelling */
+    engine_kind_t kind;  /* set by propnet_try and rules_engine_compile */
     game_stats_t stats;
 };
 

@@ -75,9 +75,9 @@ static move_id_t move_intern_locked(rgame_t *g, uint32_t role, tid_t t)
         if (m->terms[m->slots[j] - 1] == t) return m->slots[j] - 1;
     }
     if (m->n == m->cap) {
-        /* The name arrays are read without the lock by move_name(): grow
-         * them by allocating anew and leaking nothing (old arrays are freed
-         * only at game_free), so a concurrent reader never sees freed memory. */
+        /* Every reader of the table (rg_num_moves, rg_move_name,
+         * rg_move_term) holds g->mlock too, so the arrays are replaced
+         * here and the old ones freed at once. */
         uint32_t nc = m->cap ? m->cap * 2 : 64;
         tid_t *terms = xcalloc(nc, sizeof *terms);
         char **canon = xcalloc(nc, sizeof *canon), **spell = xcalloc(nc, sizeof *spell);
@@ -549,7 +549,7 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, dead
     g->stat.progress = NULL;
     for (uint32_t i = 0; i < r->n_rels; i++)
         if (r->rels[i].demand && r->rels[i].phase == PHASE_STATIC) g->has_static_demand = true;
-    g->base.stats.engine = "rules";
+    g->base.kind = ENGINE_RULES;
     g->base.stats.rules = r->n_rules;
     return &g->base;
 }

@@ -30,7 +30,9 @@ game_t *propnet_try(const program_t *p, const game_options_t *o, char *reason, s
         snprintf(reason, reason_len, "some relations are infinite bottom-up (they need goal-directed evaluation)");
         return NULL;
     }
-    return propnet_compile(p, o, NULL, reason, reason_len);
+    game_t *g = propnet_compile(p, o, NULL, reason, reason_len);
+    if (g) g->kind = ENGINE_PROPNET;
+    return g;
 }
 
 game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
@@ -85,7 +87,37 @@ void game_free(game_t *g)
     if (g) g->vt->destroy(g);
 }
 
-void game_get_stats(const game_t *g, game_stats_t *out) { *out = g->stats; }
+/* ------------------------------------------------------------- engines */
+
+static const char *const engine_names[] = {
+    [ENGINE_AUTO] = "auto",
+    [ENGINE_PROPNET] = "propnet",
+    [ENGINE_RULES] = "rules",
+};
+
+const char *game_engine_name(engine_kind_t k)
+{
+    return (unsigned)k < sizeof engine_names / sizeof *engine_names ? engine_names[k] : NULL;
+}
+
+bool game_engine_parse(const char *s, engine_kind_t *out)
+{
+    for (size_t k = 0; k < sizeof engine_names / sizeof *engine_names; k++)
+        if (!strcmp(s, engine_names[k])) {
+            *out = (engine_kind_t)k;
+            return true;
+        }
+    return false;
+}
+
+engine_kind_t game_engine(const game_t *g) { return g->kind; }
+bool game_moves_enumerable(const game_t *g) { return g->kind == ENGINE_PROPNET; }
+
+void game_get_stats(const game_t *g, game_stats_t *out)
+{
+    *out = g->stats;
+    out->engine = game_engine_name(g->kind);
+}
 uint32_t game_num_roles(const game_t *g) { return g->n_roles; }
 const char *game_role_name(const game_t *g, uint32_t role) { return g->role_names[role]; }
 

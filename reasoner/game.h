@@ -50,6 +50,13 @@ typedef struct game_progress {
     atomic_uint arity;
 } game_progress_t;
 
+/* The one spelling of each engine kind: "auto", "propnet", "rules" (the
+ * --engine values, game_stats_t.engine). NULL for a value out of range. */
+const char *game_engine_name(engine_kind_t k);
+/* The kind spelled s (exactly, as game_engine_name writes it); false (out
+ * untouched) if s names none. */
+bool game_engine_parse(const char *s, engine_kind_t *out);
+
 typedef struct game_options {
     engine_kind_t engine;
     /* Grounding budget: beyond either, ENGINE_AUTO falls back to rules and
@@ -82,7 +89,7 @@ typedef struct game_options {
 #define GAME_GOAL_MULTIPLE (-2) /* several goal values hold */
 
 typedef struct game_stats {
-    const char *engine;   /* "propnet" or "rules" */
+    const char *engine;   /* game_engine_name: "propnet" or "rules" */
     size_t props;         /* ground propositions (propnet) or 0 */
     size_t gates;         /* circuit gates (propnet) or 0 */
     size_t base_props;    /* fluents that can be true */
@@ -112,6 +119,9 @@ game_grounding_t *game_grounding_start(const program_t *p, const game_options_t 
  * reason "taken"); FAILED writes why into reason. */
 grounding_status_t game_grounding_take(game_grounding_t *gg, uint64_t wait_ms, game_t **out, char *reason,
                                        size_t reason_len);
+/* Wait up to wait_ms (as above) for the grounding to end, without taking
+ * anything; whether it has ended. */
+bool game_grounding_wait(game_grounding_t *gg, uint64_t wait_ms);
 /* Stop the grounding at its next budget check, wait for the thread and free
  * everything (a game not taken too). NULL is a no-op. */
 void game_grounding_free(game_grounding_t *gg);
@@ -126,6 +136,12 @@ int game_role_index(const game_t *g, const char *name);
  * time; the rules engine discovers moves as they become legal, so this can
  * grow (ids never change once given). */
 uint32_t game_num_moves(const game_t *g, uint32_t role);
+/* Whether every move id exists from compile time on, so that
+ * game_num_moves is final and tables keyed by moves can be sized up front:
+ * true for the propnet, false for the rules engine. */
+bool game_moves_enumerable(const game_t *g);
+/* The engine that runs g: ENGINE_PROPNET or ENGINE_RULES, never AUTO. */
+engine_kind_t game_engine(const game_t *g);
 /* Text of a move: canonical (lowercase keys) or as the rules spell it.
  * Stable for the life of the game. */
 const char *game_move_name(const game_t *g, uint32_t role, move_id_t m, bool canonical);

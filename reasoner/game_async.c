@@ -59,23 +59,37 @@ game_grounding_t *game_grounding_start(const program_t *p, const game_options_t 
     return gg;
 }
 
+/* Wait under gg->mu up to wait_ms (UINT64_MAX: no bound) for the end. */
+static void wait_done(game_grounding_t *gg, uint64_t wait_ms)
+{
+    if (gg->done || !wait_ms) return;
+    uint64_t at = wait_ms == UINT64_MAX ? UINT64_MAX : clock_now_ns() + wait_ms * 1000000ULL;
+    while (!gg->done) {
+        if (at == UINT64_MAX) {
+            pthread_cond_wait(&gg->cv, &gg->mu);
+            continue;
+        }
+        if (clock_now_ns() >= at) break;
+        struct timespec ts = {.tv_sec = (time_t)(at / 1000000000ULL), .tv_nsec = (long)(at % 1000000000ULL)};
+        pthread_cond_timedwait(&gg->cv, &gg->mu, &ts);
+    }
+}
+
+bool game_grounding_wait(game_grounding_t *gg, uint64_t wait_ms)
+{
+    pthread_mutex_lock(&gg->mu);
+    wait_done(gg, wait_ms);
+    bool done = gg->done;
+    pthread_mutex_unlock(&gg->mu);
+    return done;
+}
+
 grounding_status_t game_grounding_take(game_grounding_t *gg, uint64_t wait_ms, game_t **out, char *reason,
                                        size_t reason_len)
 {
     *out = NULL;
     pthread_mutex_lock(&gg->mu);
-    if (!gg->done && wait_ms) {
-        uint64_t at = wait_ms == UINT64_MAX ? UINT64_MAX : clock_now_ns() + wait_ms * 1000000ULL;
-        while (!gg->done) {
-            if (at == UINT64_MAX) {
-                pthread_cond_wait(&gg->cv, &gg->mu);
-                continue;
-            }
-            if (clock_now_ns() >= at) break;
-            struct timespec ts = {.tv_sec = (time_t)(at / 1000000000ULL), .tv_nsec = (long)(at % 1000000000ULL)};
-            pthread_cond_timedwait(&gg->cv, &gg->mu, &ts);
-        }
-    }
+    wait_done(gg, wait_ms);
     grounding_status_t st = GROUNDING_RUNNING;
     if (gg->done) {
         if (gg->game) {

@@ -22,7 +22,7 @@
  * cyclic components (Hex-like connectivity) are recomputed, from their
  * support outside the component, when an input of the component changes.
  * Next-state bits and legal moves are kept as bitsets, toggled when their
- * gate flips. Three more savings at run time:
+ * gate flips. Four more savings at run time:
  *  - an OR over does inputs only (the frame's "some move leaves c alone")
  *    counts the moves of a shared universe minus its few exceptions, so a
  *    joint move touches the exceptions of the moves that changed only;

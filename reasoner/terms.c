@@ -111,19 +111,6 @@ tid_t ts_intern(term_store_t *ts, sym_t f, uint32_t arity, const tid_t *args)
     return t;
 }
 
-size_t ts_count(term_store_t *ts)
-{
-    pthread_mutex_lock(&ts->lock);
-    size_t n = ts->n_terms;
-    pthread_mutex_unlock(&ts->lock);
-    return n;
-}
-
-size_t ts_bytes(const term_store_t *ts)
-{
-    return (size_t)ts->n_chunks * TS_CHUNK_WORDS * 4 + (size_t)ts->n_slots * 4;
-}
-
 void ts_print(const term_store_t *ts, const symtab_t *st, tid_t t, FILE *out, bool canonical)
 {
     const uint32_t *w = ts_words(ts, t);

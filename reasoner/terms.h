@@ -59,8 +59,6 @@ static inline const uint32_t *ts_words(const term_store_t *ts, tid_t t)
 static inline sym_t ts_functor(const term_store_t *ts, tid_t t) { return ts_words(ts, t)[0]; }
 static inline uint32_t ts_arity(const term_store_t *ts, tid_t t) { return ts_words(ts, t)[1]; }
 static inline const tid_t *ts_args(const term_store_t *ts, tid_t t) { return ts_words(ts, t) + 2; }
-size_t ts_count(term_store_t *ts);
-size_t ts_bytes(const term_store_t *ts);
 
 /* Print a term: canonical (lowercase keys) or in the rules' spelling. */
 void ts_print(const term_store_t *ts, const symtab_t *st, tid_t t, FILE *out, bool canonical);

@@ -37,14 +37,6 @@ uint64_t engine_default_memory_mb(void)
 
 /* ---- set-up ------------------------------------------------------------ */
 
-static bool engine_is_propnet(const game_t *g)
-{
-    game_stats_t st;
-    memset(&st, 0, sizeof st);
-    game_get_stats(g, &st);
-    return st.engine && !strcmp(st.engine, "propnet");
-}
-
 void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed)
 {
     memset(e, 0, sizeof *e);
@@ -77,11 +69,12 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     e->z = xcalloc(e->k, sizeof *e->z);
     e->root = NIL;
 
-    /* Dense AMAF needs every key up front: only the propnet knows all moves
-     * at compile time (spec §3.2; game.h). Keys are then role-major. */
+    /* Dense AMAF needs every key up front: only an engine whose moves are
+     * enumerable knows them all (spec §3.2; game.h). Keys are then
+     * role-major. */
     bool grave = sel_amaf(e->v->sel);
     uint32_t K = 0;
-    if (grave && spec->amaf != AMAF_SPARSE && engine_is_propnet(g)) {
+    if (grave && spec->amaf != AMAF_SPARSE && game_moves_enumerable(g)) {
         for (uint32_t r = 0; r < e->k; r++) K += game_num_moves(g, r);
         if (spec->amaf == AMAF_AUTO && K > (e->v->match ? MATCH_DENSE_MAX_KEYS : 1024)) K = 0;
         for (uint32_t r = 0; K && r < e->k; r++)
@@ -105,8 +98,9 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
 bool engine_share(engine_t *w, engine_t *owner)
 {
     /* Workers read the key table outside the lock (playouts): every key
-     * must exist before they start, which only the propnet can promise. */
-    if (!engine_is_propnet(owner->g)) return false;
+     * must exist before they start, which only an engine whose moves are
+     * enumerable can promise (game.h). */
+    if (!game_moves_enumerable(owner->g)) return false;
     for (uint32_t r = 0; r < owner->k; r++)
         for (uint32_t a = 0; a < game_num_moves(owner->g, r); a++) keys_get(owner->keys, r, a);
     if (!owner->mu) {

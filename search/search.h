@@ -19,7 +19,7 @@
 #include "base/clock.h"
 #include "reasoner/game.h"
 
-typedef struct search_spec search_spec_t; /* parsed spec (search_spec.c) */
+typedef struct search_spec search_spec_t; /* parsed spec (spec.c) */
 typedef struct searcher searcher_t;
 
 /* Parse a spec string. On error returns NULL and writes a one-line message
@@ -45,10 +45,8 @@ bool search_spec_set_memory(search_spec_t *s, uint64_t mb);
 bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, size_t len);
 /* Print the algorithms, keys, defaults and meanings (`ggp players`). */
 void search_players_help(FILE *out);
-/* The spec's seed= value (0 by default) and algorithm name. */
+/* The spec's seed= value (0 by default). */
 uint64_t search_spec_seed(const search_spec_t *s);
-const char *search_spec_algorithm(const search_spec_t *s);
-search_spec_t *search_spec_copy(const search_spec_t *s);
 
 /* Agresti-Coull 95% interval for x successes in n trials (x may be
  * fractional: draws count 1/2), clamped to [0,1] (grave-spec §11.1). */

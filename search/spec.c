@@ -494,15 +494,6 @@ bool search_spec_set_memory(search_spec_t *s, uint64_t mb)
 
 uint64_t search_spec_seed(const search_spec_t *s) { return s->seed; }
 
-const char *search_spec_algorithm(const search_spec_t *s) { return s->v->name; }
-
-search_spec_t *search_spec_copy(const search_spec_t *s)
-{
-    search_spec_t *c = xmalloc(sizeof *c);
-    *c = *s;
-    return c;
-}
-
 static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
 {
     switch (id) {

@@ -21,6 +21,20 @@ const char *tu_shared(const char *sub)
     return path;
 }
 
+const char *tu_shared_or_skip(const char *sub)
+{
+    const char *path = tu_shared(sub);
+    if (!path) skip();
+    return path;
+}
+
+void tu_skip_unless_shared(bool ok)
+{
+    if (ok) return;
+    printf("note: the shared corpus is absent; skipping\n");
+    skip();
+}
+
 void tu_diag_open(tu_diag_t *t)
 {
     t->buf = NULL;

@@ -26,6 +26,11 @@
 /* The shared corpus directory, or NULL (with a message on stdout) when it
  * is absent: tests then skip. sub is e.g. "games" or "traces". */
 const char *tu_shared(const char *sub);
+/* Same inside a test: when the corpus is absent, the test is reported
+ * skipped (cmocka skip(), after tu_shared's message), never passed. */
+const char *tu_shared_or_skip(const char *sub);
+/* In a test that needs the shared corpus: skip it (saying why) unless ok. */
+void tu_skip_unless_shared(bool ok);
 
 /* A diagnostics sink that writes into memory; tu_diag_text() returns what
  * was written so far (owned by the sink). */

@@ -194,17 +194,6 @@ void trec_free(trec_t *r)
     memset(r, 0, sizeof *r);
 }
 
-void trec_count(const trec_t *r, const trec_meta_t *shard, uint32_t *done, uint32_t *expected)
-{
-    *done = *expected = 0;
-    for (size_t p = 0; p < r->n_pts; p++)
-        for (uint32_t k = 0; k < r->m.games; k++) {
-            bool in = trec_in_shard(shard, k);
-            *expected += in;
-            *done += in && r->games[p * r->m.games + k].done;
-        }
-}
-
 int trec_outcome(const int *goals, uint32_t n_roles, uint32_t a_seat)
 {
     int best_b = -1000;

@@ -127,7 +127,4 @@ bool trec_file_from(trec_file_t *f, src_t *src, char *err, size_t err_size);
 int trec_file_next(trec_file_t *f, const trec_t *r, size_t *i, trec_game_t *g, char *err, size_t err_size);
 void trec_file_close(trec_file_t *f);
 
-/* Count of r's games with done set, and of those expected in shard m. */
-void trec_count(const trec_t *r, const trec_meta_t *shard, uint32_t *done, uint32_t *expected);
-
 #endif

@@ -131,14 +131,6 @@ void strvec_sort_unique(strvec_t *v)
     v->n = k;
 }
 
-void strvec_write(const strvec_t *v, FILE *out)
-{
-    for (size_t i = 0; i < v->n; i++) {
-        if (i) fputc(' ', out);
-        fputs(v->v[i], out);
-    }
-}
-
 /* ---------------------------------------------------------------------- */
 /* A game seen as canonical texts                                         */
 

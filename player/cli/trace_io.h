@@ -55,8 +55,6 @@ void strvec_push(strvec_t *v, const char *s);
 void strvec_free(strvec_t *v);
 /* Sort in strcmp order and drop repeats. */
 void strvec_sort_unique(strvec_t *v);
-/* Write "a b c" (space-separated). */
-void strvec_write(const strvec_t *v, FILE *out);
 
 /* --- a game seen as canonical texts ----------------------------------- */
 

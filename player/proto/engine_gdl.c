@@ -252,6 +252,11 @@ static bool gdl_apply(engine_match_t *m, char *const *moves, uint32_t n, char *e
     return true;
 }
 
+bool engine_gdl_grounding_wait(engine_match_t *m, uint64_t wait_ms)
+{
+    return !m->grounding || game_grounding_wait(m->grounding, wait_ms);
+}
+
 static bool gdl_is_terminal(engine_match_t *m) { return game_is_terminal(m->cur.ctx); }
 
 static int gdl_goal(engine_match_t *m) { return game_goal(m->cur.ctx, m->role); }

@@ -24,4 +24,9 @@ typedef struct gdl_engine_config {
 /* Fill e with the GDL engine; cfg must outlive it. */
 void engine_gdl_init(engine_t *e, gdl_engine_config_t *cfg);
 
+/* For a match of this engine: wait up to wait_ms for the background
+ * grounding to end (the propnet is still taken at the next PLAY); whether
+ * none is running. For tests that wait for that event, not a guessed time. */
+bool engine_gdl_grounding_wait(engine_match_t *m, uint64_t wait_ms);
+
 #endif

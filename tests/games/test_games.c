@@ -51,10 +51,7 @@ static const shipped_t shipped[] = {
 };
 enum { N_SHIPPED = sizeof shipped / sizeof *shipped };
 
-static const struct {
-    engine_kind_t kind;
-    const char *name;
-} engines[] = {{ENGINE_PROPNET, "propnet"}, {ENGINE_RULES, "rules"}};
+static const engine_kind_t engines[] = {ENGINE_PROPNET, ENGINE_RULES};
 
 /* ---- loading --------------------------------------------------------- */
 
@@ -202,11 +199,17 @@ static unsigned playout(const game_t *g, uint64_t seed, unsigned max_steps, cons
     return steps;
 }
 
-static void playouts_with(engine_kind_t kind, const char *ename)
+static void playouts_with(engine_kind_t kind)
 {
+    const char *ename = game_engine_name(kind);
     for (size_t i = 0; i < N_SHIPPED; i++) {
         loaded_t l;
         load_shipped(shipped[i].name, kind, &l);
+        game_stats_t st;
+        game_get_stats(l.game, &st);
+        assert_int_equal(game_engine(l.game), kind);
+        assert_string_equal(st.engine, ename);
+        assert_true(game_moves_enumerable(l.game) == (kind == ENGINE_PROPNET));
         char what[128];
         snprintf(what, sizeof what, "%s (%s)", shipped[i].name, ename);
         unsigned total = 0;
@@ -220,13 +223,32 @@ static void playouts_with(engine_kind_t kind, const char *ename)
 static void test_playouts_propnet(void **state)
 {
     (void)state;
-    playouts_with(engines[0].kind, engines[0].name);
+    playouts_with(engines[0]);
 }
 
 static void test_playouts_rules(void **state)
 {
     (void)state;
-    playouts_with(engines[1].kind, engines[1].name);
+    playouts_with(engines[1]);
+}
+
+/* One spelling per engine kind, read back by game_engine_parse. */
+static void test_engine_names(void **state)
+{
+    (void)state;
+    const engine_kind_t all[] = {ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES};
+    const char *want[] = {"auto", "propnet", "rules"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(game_engine_name(all[i]), want[i]);
+        engine_kind_t k = ENGINE_AUTO;
+        assert_true(game_engine_parse(want[i], &k));
+        assert_int_equal(k, all[i]);
+    }
+    engine_kind_t k = ENGINE_RULES;
+    assert_false(game_engine_parse("Propnet", &k));
+    assert_false(game_engine_parse("", &k));
+    assert_int_equal(k, ENGINE_RULES);
+    assert_null(game_engine_name((engine_kind_t)7));
 }
 
 /* ---- known games, move by move --------------------------------------- */
@@ -278,9 +300,9 @@ static void run_script(const script_t *sc)
 {
     for (size_t e = 0; e < sizeof engines / sizeof *engines; e++) {
         loaded_t l;
-        load_shipped(sc->game, engines[e].kind, &l);
+        load_shipped(sc->game, engines[e], &l);
         char what[256];
-        snprintf(what, sizeof what, "%s: %s (%s)", sc->game, sc->title, engines[e].name);
+        snprintf(what, sizeof what, "%s: %s (%s)", sc->game, sc->title, game_engine_name(engines[e]));
         game_ctx_t *c = game_ctx_new(l.game);
         play_steps(c, sc->steps, what);
         if (game_is_terminal(c) != sc->terminal)
@@ -494,7 +516,7 @@ static void test_othello_pass(void **state)
     (void)state;
     for (size_t e = 0; e < sizeof engines / sizeof *engines; e++) {
         loaded_t l;
-        load_shipped("othello", engines[e].kind, &l);
+        load_shipped("othello", engines[e], &l);
         game_ctx_t *c = game_ctx_new(l.game);
         play_steps(c, oth_to_pass, "othello: to the pass");
         assert_false(game_is_terminal(c));
@@ -522,7 +544,7 @@ static void test_othello_opening(void **state)
     (void)state;
     for (size_t e = 0; e < sizeof engines / sizeof *engines; e++) {
         loaded_t l;
-        load_shipped("othello", engines[e].kind, &l);
+        load_shipped("othello", engines[e], &l);
         game_ctx_t *c = game_ctx_new(l.game);
         const char *const none[] = {NULL};
         play_steps(c, none, "othello: start");
@@ -800,8 +822,7 @@ static char *renamed(char *text, const twin_t *t)
 static void test_same_as_corpus(void **state)
 {
     (void)state;
-    const char *dir = tu_shared("games");
-    if (!dir) return;
+    const char *dir = tu_shared_or_skip("games");
     char games[2048];
     snprintf(games, sizeof games, "%s", dir);
     for (size_t i = 0; i < sizeof twins / sizeof *twins; i++) {
@@ -882,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_every_game_listed_and_valid),
         cmocka_unit_test(test_playouts_propnet),
         cmocka_unit_test(test_playouts_rules),
+        cmocka_unit_test(test_engine_names),
         cmocka_unit_test(test_known_games),
         cmocka_unit_test(test_known_games_end_on_last_move),
         cmocka_unit_test(test_othello_opening),

@@ -119,8 +119,7 @@ static void free_expectations(expect_t *ex, size_t n)
  * with verdicts, a decision per file; without, the files to reject. */
 static void check_shared(const char *sub, const char *list, bool verdicts)
 {
-    const char *dir = tu_shared(sub);
-    if (!dir) return;
+    const char *dir = tu_shared_or_skip(sub);
     char dir_copy[4096];
     snprintf(dir_copy, sizeof dir_copy, "%s", dir);
     expect_t *ex;

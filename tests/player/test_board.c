@@ -87,11 +87,7 @@ static void test_cells_with_several_arguments(void **state)
 static void test_corpus_boards(void **state)
 {
     (void)state;
-    const char *dir = tu_shared("games");
-    if (!dir) {
-        skip();
-        return;
-    }
+    const char *dir = tu_shared_or_skip("games");
     /* every column of connectFour's board, however few pieces were dropped;
      * speedChess's (cell FILE RANK COLOR PIECE) */
     const struct {

@@ -64,10 +64,10 @@ static void write_text(const char *path, const char *text)
 
 static char *ttt_kif(void) { return xasprintf("%s/ticTacToe.kif", games_dir); }
 
-/* The reference tic-tac-toe trace, or NULL (skip). */
+/* The reference tic-tac-toe trace (the test skips without the corpus). */
 static char *ttt_trace_text(void)
 {
-    if (!games_dir || !traces_dir) return NULL;
+    tu_skip_unless_shared(games_dir && traces_dir);
     char *p = xasprintf("%s/ticTacToe.1.trace", traces_dir);
     char *t = tu_read_file(p);
     free(p);
@@ -112,7 +112,7 @@ static int replay_text(const char *text, const char *tag, char **out)
 static void test_replay_reference(void **state)
 {
     (void)state;
-    if (!games_dir || !traces_dir) return;
+    tu_skip_unless_shared(games_dir && traces_dir);
     char *out;
     int rc = run(&out, "%s replay %s/ticTacToe.kif %s/ticTacToe.1.trace %s/ticTacToe.2.trace", GGP_BIN, games_dir,
                  traces_dir, traces_dir);
@@ -264,7 +264,7 @@ static void test_replay_whitespace_and_case(void **state)
 static void test_replay_malformed(void **state)
 {
     (void)state;
-    if (!games_dir) return;
+    tu_skip_unless_shared(games_dir != NULL);
     char *out;
     assert_int_equal(replay_text("(game ticTacToe)\n(roles xplayer oplayer)\n(step 0 (state (cell 1 1 b)\n", "unbal",
                                  &out),
@@ -295,7 +295,7 @@ static void test_replay_malformed(void **state)
 static void test_trace_roundtrip(void **state)
 {
     (void)state;
-    if (!games_dir) return;
+    tu_skip_unless_shared(games_dir != NULL);
     char *kif = ttt_kif(), *a = tmp_path("a"), *b = tmp_path("b"), *c = tmp_path("c");
     char *out;
     assert_int_equal(run(&out, "{ %s trace %s --seed 7 --quiet > %s; }", GGP_BIN, kif, a), 0);
@@ -418,7 +418,7 @@ static void test_rules_defects(void **state)
 static void test_perft_tictactoe(void **state)
 {
     (void)state;
-    if (!games_dir) return;
+    tu_skip_unless_shared(games_dir != NULL);
     static const char *want[] = {
         "depth 1: paths=9 states=9 terminals=0\n",
         "depth 2: paths=72 states=72 terminals=0\n",

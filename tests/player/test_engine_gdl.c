@@ -6,7 +6,6 @@
  * names the engine they ran on. */
 #include "testutil.h"
 
-#include <time.h>
 
 #include "base/clock.h"
 #include "base/xalloc.h"
@@ -81,10 +80,9 @@ static void test_auto_changes_to_the_propnet_at_a_play(void **state)
     char info[256];
     /* START did not wait: the rules engine answers first. */
     assert_string_equal(search_engine(ep, m, info, sizeof info), "rules");
-    /* Give the background grounding of tic-tac-toe (milliseconds) time,
+    /* Wait for the background grounding of tic-tac-toe (milliseconds),
      * then play: x takes 1 1 and 2 2, o takes 1 2 and 2 1. */
-    struct timespec ts = {0, 300000000};
-    nanosleep(&ts, NULL);
+    assert_true(engine_gdl_grounding_wait(m, 30000));
     char *const plays[][2] = {{"(mark 1 1)", "noop"}, {"noop", "(mark 1 2)"}, {"(mark 2 2)", "noop"}, {"noop", "(mark 2 1)"}};
     for (size_t k = 0; k < 4; k++) {
         if (!ep->apply(m, plays[k], 2, err, sizeof err)) fail_msg("PLAY %zu refused: %s", k, err);
@@ -117,8 +115,7 @@ static void test_refused_moves_are_not_replayed(void **state)
     assert_non_null(strstr(err, "not a legal move"));
     char *const good[2] = {"(mark 2 2)", "noop"};
     assert_true(ep->apply(m, good, 2, err, sizeof err));
-    struct timespec ts = {0, 200000000};
-    nanosleep(&ts, NULL);
+    assert_true(engine_gdl_grounding_wait(m, 30000));
     char *const next[2] = {"noop", "(mark 1 1)"};
     assert_true(ep->apply(m, next, 2, err, sizeof err));
     char info[256];

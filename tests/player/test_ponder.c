@@ -71,7 +71,8 @@ static ponder_seen_t ponder_run(const char *kif_text, bool ponder)
     const char *play1 = "(play m1 nil)";
     assert_int_equal(session_handle(s, play1, strlen(play1), clock_now_ns(), &reply), 200);
     free(reply);
-    /* the opponent thinks for a while: our player ponders meanwhile */
+    /* the opponent thinks for a while: our player ponders meanwhile (this
+     * sleep is the scenario, not a wait for an event) */
     wait_ms(1000);
     const char *play2 = "(play m1 ((drop 4) noop))";
     assert_int_equal(session_handle(s, play2, strlen(play2), clock_now_ns(), &reply), 200);

@@ -175,7 +175,7 @@ static void test_body_in_many_segments(void **state)
     raw_send(fd, head, (size_t)k);
     for (const char *p = body; *p; p++) {
         raw_send(fd, p, 1);
-        standin_sleep_ms(2);
+        standin_sleep_ms(2); /* the scenario: a byte per segment */
     }
     bool eof;
     char *r = raw_read_all(fd, 5000, &eof);
@@ -278,12 +278,6 @@ static void restart(fixture_t *f, server_config_t cfg)
     f->port = server_port(f->sv);
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Wait (bounded) until the server has accepted n connections. */
 static void wait_accepted(fixture_t *f, uint64_t n)
 {
@@ -291,7 +285,7 @@ static void wait_accepted(fixture_t *f, uint64_t n)
     for (int i = 0; i < 300; i++) {
         server_counts(f->sv, &c);
         if (c.accepted >= n) return;
-        sleep_ms(10);
+        tu_sleep_ms(10);
     }
     fail_msg("the server accepted %llu connections, expected %llu", (unsigned long long)c.accepted,
              (unsigned long long)n);
@@ -375,7 +369,7 @@ static void test_room_made_by_dropping_the_oldest(void **state)
         for (int i = 0; i < 300; i++) {
             server_counts(f->sv, &c);
             if (c.open <= 7) break;
-            sleep_ms(10);
+            tu_sleep_ms(10);
         }
         assert_int_equal(c.dropped_room, 1);
         assert_int_equal(c.dropped_late, 0);
@@ -391,7 +385,7 @@ static void test_deadline_counts_from_accept(void **state)
     fixture_t *f = *state;
     int fd = raw_connect(f->port);
     assert_true(fd >= 0);
-    sleep_ms(400);
+    tu_sleep_ms(400); /* the scenario: headers late by 400 ms, no event to await */
     const char req[] = "POST / HTTP/1.0\r\nContent-Length: 6\r\n\r\n(info)";
     raw_send(fd, req, sizeof req - 1);
     bool eof;

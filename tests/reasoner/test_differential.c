@@ -165,8 +165,7 @@ static void play_both(const char *game, uint64_t seed, unsigned max_steps, const
 static void test_engines_agree(void **state)
 {
     (void)state;
-    const char *dir = tu_shared("games");
-    if (!dir) return;
+    const char *dir = tu_shared_or_skip("games");
     char *games = strdup(dir);
     unsigned played = 0, steps = 0, skipped = 0;
     for (size_t i = 0; i < sizeof diff_games / sizeof *diff_games; i++) {

@@ -114,8 +114,7 @@ static void run_game(const char *dir, const char *name, uint64_t seed)
 static void test_going_back_matches_fresh_context(void **state)
 {
     (void)state;
-    const char *dir = tu_shared("games");
-    if (!dir) return;
+    const char *dir = tu_shared_or_skip("games");
     char *d = strdup(dir);
     for (size_t i = 0; i < sizeof games / sizeof *games; i++) run_game(d, games[i], rng_derive(77, i));
     free(d);

@@ -271,6 +271,8 @@ static void test_auto_skips_grounding(void **state)
     if (!g) fail_msg("does not compile:\n%s", tu_diag_text(&td));
     game_stats_t st;
     game_get_stats(g, &st);
+    assert_int_equal(game_engine(g), ENGINE_RULES);
+    assert_false(game_moves_enumerable(g));
     assert_string_equal(st.engine, "rules");
     assert_non_null(strstr(st.fallback_reason, "infinite bottom-up"));
     assert_non_null(strstr(tu_diag_text(&td), "falling back to the rules engine"));

@@ -19,8 +19,10 @@
 #include <dirent.h>
 #include <time.h>
 
+#include "reasoner/game.h"
+
 #ifndef TRACES_ENGINE
-#define TRACES_ENGINE "auto"
+#define TRACES_ENGINE ENGINE_AUTO
 #endif
 
 /* Seconds allowed to one trace; past it the trace is incomplete. */
@@ -127,16 +129,11 @@ static double now_s(void)
 static void test_replay_all(void **state)
 {
     (void)state;
-    const char *s = tu_shared("games");
-    if (!s) return;
-    char *games = strdup(s);
-    s = tu_shared("traces");
-    if (!s) {
-        free(games);
-        return;
-    }
-    char *traces = strdup(s);
-    const bool propnet = !strcmp(TRACES_ENGINE, "propnet");
+    tu_shared_or_skip("traces"); /* skip unless both are there */
+    char *games = strdup(tu_shared_or_skip("games"));
+    char *traces = strdup(tu_shared("traces"));
+    const bool propnet = TRACES_ENGINE == ENGINE_PROPNET;
+    const char *engine = game_engine_name(TRACES_ENGINE);
     size_t n_games;
     game_traces_t *g = list_traces(traces, &n_games);
     size_t n_traces = 0, n_ok = 0, n_failed = 0, n_skipped = 0, n_incomplete = 0;
@@ -161,7 +158,7 @@ static void test_replay_all(void **state)
         char *cmd = malloc(cmd_len);
         unsigned long timeout = limit ? TRACES_GAME_TIMEOUT + limit * g[i].n : 3600;
         int off = snprintf(cmd, cmd_len, "timeout %lu %s replay --quiet --engine %s --ground-ms %d --time-limit %lu %s/%s.kif",
-                           timeout, GGP_BIN, TRACES_ENGINE, TRACES_GROUND_MS, limit, games, g[i].game);
+                           timeout, GGP_BIN, engine, TRACES_GROUND_MS, limit, games, g[i].game);
         for (size_t j = 0; j < g[i].n; j++)
             off += snprintf(cmd + off, cmd_len - (size_t)off, " %s/%s", traces, g[i].files[j]);
         double t0 = now_s();
@@ -206,7 +203,7 @@ static void test_replay_all(void **state)
     }
     printf("engine %s: %zu traces of %zu games: %zu ok, %zu failed, %zu incomplete (time limit %lu s), %zu not "
            "replayed (%.1f s; slowest game %s, %.1f s)\n",
-           TRACES_ENGINE, n_traces, n_games, n_ok, n_failed, n_incomplete, limit, n_skipped, now_s() - t_all,
+           engine, n_traces, n_games, n_ok, n_failed, n_incomplete, limit, n_skipped, now_s() - t_all,
            slowest_game, slowest);
     if (*incomplete_games) printf("games with traces cut by the time limit (listed, not failed):%s\n", incomplete_games);
     if (*not_grounded) printf("games the propnet does not ground (listed, not failed):%s\n", not_grounded);
@@ -226,7 +223,7 @@ static void test_replay_all(void **state)
     assert_true(n_games > 0 || getenv("GGP_TRACE_GAMES"));
     /* fail_msg does not return: the message is copied out first. */
     char msg[1024];
-    snprintf(msg, sizeof msg, "%zu trace(s) diverge with engine %s:%.900s", n_failed, TRACES_ENGINE, failed_games);
+    snprintf(msg, sizeof msg, "%zu trace(s) diverge with engine %s:%.900s", n_failed, engine, failed_games);
     free(failed_games);
     if (n_failed) fail_msg("%s", msg);
 }

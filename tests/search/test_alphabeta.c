@@ -184,7 +184,7 @@ static void test_clear_errors(void **state)
     search_spec_t *ab = spec_of("ab"), *nm = spec_of("nmcs");
     char err[160];
     tgame_t t;
-    if (tg_load(&t, st_shared_game("tictactoe_3player.kif"))) {
+    if (tg_load(&t, st_shared_game_if("tictactoe_3player.kif"))) {
         assert_false(search_spec_check_game(ab, t.g, err, sizeof err));
         assert_non_null(strstr(err, "two-player"));
         assert_false(search_spec_check_game(nm, t.g, err, sizeof err));
@@ -196,7 +196,7 @@ static void test_clear_errors(void **state)
         assert_non_null(strstr(err, "take turns"));
         tg_free(&t);
     }
-    if (tg_load(&t, st_shared_game("ticTacToe.kif"))) {
+    if (tg_load(&t, st_shared_game_if("ticTacToe.kif"))) {
         assert_true(search_spec_check_game(ab, t.g, err, sizeof err));
         tg_free(&t);
     }

@@ -1,0 +1,93 @@
+/* test_diag.c - source texts and the diagnostics sink (base/diag.h): the
+ * format `file:line:col: error: message`, the source line and caret, line
+ * ends, counts, the error limit and location-less messages. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "base/diag.h"
+
+static void test_format_and_caret(void **state)
+{
+    (void)state;
+    const char text[] = "(role x)\n(init (cell 1 1 b))\n";
+    src_t *s = src_new("t.kif", text, sizeof text - 1);
+    tu_diag_t td;
+    tu_diag_open(&td);
+    diag_error(&td.d, s, 15, "unknown relation '%s'", "cell");
+    assert_string_equal(tu_diag_text(&td), "t.kif:2:7: error: unknown relation 'cell'\n"
+                                           "    (init (cell 1 1 b))\n"
+                                           "          ^\n");
+    assert_int_equal(td.d.errors, 1);
+    assert_int_equal(td.d.warnings, 0);
+    tu_diag_close(&td);
+    src_free(s);
+}
+
+static void test_levels_and_no_source(void **state)
+{
+    (void)state;
+    src_t *s = src_new("g.kif", "abc", 3);
+    tu_diag_t td;
+    tu_diag_open(&td);
+    td.d.show_source = false;
+    diag_warning(&td.d, s, 2, "w");
+    diag_note(&td.d, s, 0, "n");
+    diag_error(&td.d, NULL, 0, "no place");
+    diag_report_file(&td.d, DIAG_ERROR, s, "no %s", "goal");
+    assert_string_equal(tu_diag_text(&td), "g.kif:1:3: warning: w\n"
+                                           "g.kif:1:1: note: n\n"
+                                           "ggp: error: no place\n"
+                                           "g.kif:1:1: error: no goal\n");
+    assert_int_equal(td.d.errors, 2);
+    assert_int_equal(td.d.warnings, 1);
+    tu_diag_close(&td);
+    src_free(s);
+}
+
+/* LF, CR and CRLF each end a line; columns count bytes. */
+static void test_locate_line_ends(void **state)
+{
+    (void)state;
+    const char text[] = "a\nbb\r\ncc\rd";
+    src_t *s = src_new("x", text, sizeof text - 1);
+    static const struct {
+        uint32_t off, line, col;
+    } want[] = {{0, 1, 1}, {2, 2, 1}, {3, 2, 2}, {6, 3, 1}, {9, 4, 1}, {10, 4, 2}, {99, 4, 2}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        uint32_t line, col;
+        src_locate(s, want[i].off, &line, &col);
+        if (line != want[i].line || col != want[i].col)
+            fail_msg("offset %u: %u:%u, want %u:%u", want[i].off, line, col, want[i].line, want[i].col);
+    }
+    src_free(s);
+}
+
+static void test_error_limit_and_counting_only(void **state)
+{
+    (void)state;
+    tu_diag_t td;
+    tu_diag_open(&td);
+    td.d.max_errors = 2;
+    for (int i = 0; i < 5; i++) diag_error(&td.d, NULL, 0, "e%d", i);
+    assert_string_equal(tu_diag_text(&td), "ggp: error: e0\nggp: error: e1\n"
+                                           "ggp: too many errors, stopping the report here\n");
+    assert_int_equal(td.d.errors, 5);
+    tu_diag_close(&td);
+
+    diag_t quiet;
+    diag_init(&quiet, NULL);
+    diag_error(&quiet, NULL, 0, "counted");
+    assert_int_equal(quiet.errors, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_and_caret),
+        cmocka_unit_test(test_levels_and_no_source),
+        cmocka_unit_test(test_locate_line_ends),
+        cmocka_unit_test(test_error_limit_and_counting_only),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
