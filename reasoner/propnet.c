@@ -457,7 +457,6 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     }
     size_t n_gates, n_edges;
     pn_circuit_size(g->circ, &n_gates, &n_edges);
-    g->base.stats.engine = "propnet";
     g->base.stats.props = n_props - PROP_FIRST;
     g->base.stats.gates = n_gates;
     g->base.stats.base_props = g->n_base;

@@ -164,8 +164,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_LEVEL] = {"level", KT_INT, 0, 10, "2", "NMCS level (0: one random playout)", ap_nmcs},
 };
 
-/* The default strategy set of playout=switch (spec §14.2). */
-static const uint8_t default_strategies[] = {PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL};
+/* The default strategy set of playout=switch (spec §14.2): mast,
+ * mobility, md, eval (the .strategies below). */
+enum { N_DEFAULT_STRATEGIES = 4 };
 
 static search_spec_t spec_defaults(const variant_t *v)
 {
@@ -189,7 +190,7 @@ static search_spec_t spec_defaults(const variant_t *v)
         .ponder = true,
         .nested = true,
         .playout = PS_MAST,
-        .n_strategies = sizeof default_strategies,
+        .n_strategies = N_DEFAULT_STRATEGIES,
         .strategies = {PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL},
         .ss_b = 4, /* [M] §3.3 */
         .rave_k = 1000, /* [M]'s experiments */

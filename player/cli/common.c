@@ -70,10 +70,7 @@ bool parse_double(const char *cmd, const char *opt, const char *s, double lo, do
 
 bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out)
 {
-    if (!strcmp(s, "propnet")) *out = ENGINE_PROPNET;
-    else if (!strcmp(s, "rules")) *out = ENGINE_RULES;
-    else if (!strcmp(s, "auto")) *out = ENGINE_AUTO;
-    else {
+    if (!game_engine_parse(s, out)) {
         fprintf(stderr, "ggp %s: bad value for --engine: '%s' (expected propnet, rules or auto)\n", cmd, s);
         return false;
     }
@@ -203,7 +200,6 @@ static void *load_watch_main(void *arg)
 
 game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
 {
-    static const char *engines[] = {"auto", "propnet", "rules"};
     static const char *doing[] = {"grounding the rules (the rules engine takes over past the grounding budget)",
                                   "grounding the rules into a propositional network",
                                   "computing the static relations of the rules"};
@@ -239,7 +235,8 @@ game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *o
                 (double)(clock_now_ns() - w.t0) / 1e9, g ? ", engine " : "", g ? st.engine : "");
     }
     if (!g) {
-        fprintf(stderr, "ggp %s: %s: the game does not compile with engine %s\n", cmd, path, engines[opts->engine]);
+        fprintf(stderr, "ggp %s: %s: the game does not compile with engine %s\n", cmd, path,
+                game_engine_name(opts->engine));
         loaded_free(l);
         *rc = EXIT_FAIL;
     }
