@@ -100,6 +100,10 @@ struct session {
     uint32_t loading_play_clock;
     job_t *pending, *running;
     step_t *queue, **queue_tail, *stepping;
+    /* Joint moves of PLAYs that came while the match's rules were still
+     * loading (answered with a guess on time): applied first once it is
+     * installed, so the state is right when the game can be played. */
+    step_t *early, **early_tail;
     bool quit;
     bool closing; /* session_close: answer at once, start no new work */
     pthread_t worker, stater;
@@ -141,7 +145,7 @@ static match_t *step_unref(const engine_t *e, step_t *st)
 {
     if (--st->refs > 0) return NULL;
     match_t *dead = st->job ? job_unref(e, st->job) : NULL;
-    match_t *d2 = match_unref(st->m);
+    match_t *d2 = st->m ? match_unref(st->m) : NULL;
     for (uint32_t i = 0; i < st->n_moves; i++) free(st->moves[i]);
     free(st->moves);
     free(st);
@@ -399,6 +403,7 @@ session_t *session_new(const session_config_t *cfg)
     session_t *s = xcalloc(1, sizeof *s);
     s->cfg = *cfg;
     s->queue_tail = &s->queue;
+    s->early_tail = &s->early;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_condattr_t ca;
@@ -458,6 +463,12 @@ bool session_free_within(session_t *s, uint64_t wait_ms)
         s->queue = st->next;
         st->refs = 1;
         match_destroy(e, step_unref(e, st));
+    }
+    while (s->early) {
+        step_t *st = s->early;
+        s->early = st->next;
+        st->refs = 1;
+        step_unref(e, st);
     }
     match_t *dead2 = s->cur ? match_unref(s->cur) : NULL;
     match_destroy(e, dead2);
@@ -584,6 +595,21 @@ static void *loader_main(void *arg)
     s->cur = m;
     s->loading = false;
     ld->done = true;
+    while (s->early) { /* moves played while we loaded, in order (no game: dropped) */
+        step_t *st = s->early;
+        s->early = st->next;
+        st->next = NULL;
+        if (!em) {
+            step_unref(e, st);
+            continue;
+        }
+        st->m = m;
+        m->refs++;
+        m->played = true;
+        *s->queue_tail = st;
+        s->queue_tail = &st->next;
+    }
+    s->early_tail = &s->early;
     /* Nobody waits for this load: say how it ended, and search on from
      * the initial state until the first PLAY. */
     if (ld->orphan) {
@@ -705,6 +731,23 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
     pthread_mutex_lock(&s->mu);
     uint64_t wait_ns = reply_at(s, arrival_ns, s->loading ? s->loading_play_clock : 0);
     match_t *m = find_match(s, msg->match_id, wait_ns);
+    if (!m && s->loading && s->loading_id && !strcmp(s->loading_id, msg->match_id)) {
+        /* START replied on time while the rules still compile, and they
+         * still do: keep this joint move for when they are in, and answer
+         * on time with the likeliest legal move knowing nothing (noop is
+         * the move of whoever is not to play in most turn-taking games). */
+        if (!msg->moves_nil) {
+            step_t *st = xcalloc(1, sizeof *st);
+            st->refs = 1;
+            step_take_moves(st, msg);
+            *s->early_tail = st;
+            s->early_tail = &st->next;
+        }
+        pthread_mutex_unlock(&s->mu);
+        set_answer(a, 200, "noop");
+        snprintf(a->note, sizeof a->note, "rules still loading: a guess");
+        return;
+    }
     if (!m) {
         pthread_mutex_unlock(&s->mu);
         set_answerf(a, 404, "unknown match id '%.100s'", msg->match_id);

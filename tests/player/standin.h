@@ -8,8 +8,8 @@
  * the joint move adds the increments; the game ends when the counter
  * reaches the limit. choose() searches "until" its deadline or stop flag,
  * or, with ignore_stop, sleeps for overrun_ms past the deadline, to test
- * the fallback move. It answers (inc 1). apply_ms and legal_ms make the
- * rules slow to apply a move or to list the legal ones. */
+ * the fallback move. It answers (inc 1). apply_ms, legal_ms and load_ms
+ * make the rules slow to apply a move, to list the legal ones, to load. */
 #ifndef GGP_TESTS_PLAYER_STANDIN_H
 #define GGP_TESTS_PLAYER_STANDIN_H
 
@@ -30,9 +30,10 @@ typedef struct standin_cfg {
     atomic_int loads;
     /* Rules that are slow to apply a move or to list the legal ones
      * (apply() and random_move() sleep this long). */
-    _Atomic uint64_t apply_ms, legal_ms;
+    _Atomic uint64_t apply_ms, legal_ms, load_ms;
     atomic_int legals;  /* random_move() calls finished */
     atomic_int applies; /* apply() calls finished */
+    atomic_int loaded;  /* load() calls finished */
 } standin_cfg_t;
 
 struct engine_match {
@@ -79,6 +80,8 @@ static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *lo
         if (!strcmp(key, "limit") && f->is_list && f->n == 2 && symtab_int_value(start->syms, f->items[1]->sym, &v))
             m->limit = (int)v;
     }
+    standin_sleep_ms(atomic_load(&c->load_ms));
+    atomic_fetch_add(&c->loaded, 1);
     if (!found) {
         snprintf(err, err_len, "'%s' is not a role", start->role);
         free(m);

@@ -240,6 +240,35 @@ static void test_slow_rules_reply_on_time(void **state)
     fx_free(f);
 }
 
+/* PLAYs that come while START's rules still load (START replied `ready`
+ * on time): answered on time with a guess, and their joint moves applied
+ * once the rules are in, before the next PLAY's. */
+static void test_play_while_loading(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    atomic_store(&f->cfg.load_ms, 2000);
+    double ms;
+    int st;
+    assert_string_equal(ask_ms(f, "(start m1 red ((role red) (limit 50)) 1 1)", &st, &ms), "ready");
+    assert_true(ms < 1000);
+    assert_string_equal(ask_ms(f, "(play m1 nil)", &st, &ms), "noop");
+    assert_int_equal(st, 200);
+    assert_true(ms < 1000);
+    assert_string_equal(ask_ms(f, "(play m1 ((inc 2)))", &st, &ms), "noop");
+    assert_true(ms < 1000);
+    for (int i = 0; i < 5000 && atomic_load(&f->cfg.loaded) < 1; i++) standin_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.loaded), 1);
+    assert_true(legal_standin_move(ask(f, "(play m1 ((inc 1)))", 200)));
+    for (int i = 0; i < 3000 && atomic_load(&f->cfg.applies) < 2; i++) standin_sleep_ms(1);
+    assert_string_equal(ask(f, "(stop m1 ((inc 1)))", 200), "done");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "rules still loading: a guess"));
+    /* 2 (applied after the load) + 1 + 1: three joint moves, in order */
+    assert_non_null(strstr(f->log_text, "stopped after 3 steps in a non-terminal state"));
+    fx_free(f);
+}
+
 typedef struct async_ask {
     fixture_t *f;
     const char *msg;
@@ -409,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_rules_that_do_not_load),
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_slow_rules_reply_on_time),
+        cmocka_unit_test(test_play_while_loading),
         cmocka_unit_test(test_info_and_abort_while_searching),
         cmocka_unit_test(test_close_answers_waiting_requests),
         cmocka_unit_test(test_newer_play_stops_stale_search),
