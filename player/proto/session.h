@@ -22,7 +22,9 @@
  * and every reply is sent on time whatever the rules cost: if the search
  * has not answered at the deadline, the reply is a random legal move drawn
  * when the request arrived; if even that is not ready, the last legal move
- * known (logged as such). A match that has had no
+ * known (logged as such). A PLAY that comes while START's rules are still
+ * loading is answered `noop` at its deadline (a guess) and its joint move
+ * is applied first once they are in. A match that has had no
  * message for twice its play clock plus 10 s (plus the start clock before
  * the first PLAY) is considered abandoned (its manager died): INFO says
  * available again and a new START replaces it.
