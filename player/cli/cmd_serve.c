@@ -195,7 +195,7 @@ int cmd_serve(int argc, char **argv)
                                                .ground_mb = (size_t)memory_mb,
                                                .static_mb = (size_t)memory_mb,
                                                .load_ms = load_ms}};
-    engine_t engine;
+    match_engine_t engine;
     engine_gdl_init(&engine, &ec);
     session_config_t sc = {.name = name,
                            .margin_ms = margin,

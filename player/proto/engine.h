@@ -30,7 +30,7 @@
 
 typedef struct engine_match engine_match_t;
 
-typedef struct engine {
+typedef struct match_engine {
     void *cfg; /* passed to load (e.g. the player spec) */
     /* Load START's rules for START's role. On failure returns NULL with a
      * one-line reason in err, after writing the full diagnostics to log (if
@@ -53,6 +53,6 @@ typedef struct engine {
      * A short description of the search (playouts, ...) goes into info. */
     const char *(*choose)(engine_match_t *m, void *snap, deadline_t deadline, const atomic_bool *stop, char *info,
                           size_t info_len);
-} engine_t;
+} match_engine_t;
 
 #endif

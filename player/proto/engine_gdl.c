@@ -302,9 +302,9 @@ static const char *gdl_choose(engine_match_t *m, void *snap, deadline_t deadline
     return game_move_name(s->game, m->role, mv, false);
 }
 
-void engine_gdl_init(engine_t *e, gdl_engine_config_t *cfg)
+void engine_gdl_init(match_engine_t *e, gdl_engine_config_t *cfg)
 {
-    *e = (engine_t){
+    *e = (match_engine_t){
         .cfg = cfg,
         .load = gdl_load,
         .free = match_free,

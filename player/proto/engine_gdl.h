@@ -22,7 +22,7 @@ typedef struct gdl_engine_config {
 #define GDL_NO_WAIT UINT64_MAX
 
 /* Fill e with the GDL engine; cfg must outlive it. */
-void engine_gdl_init(engine_t *e, gdl_engine_config_t *cfg);
+void engine_gdl_init(match_engine_t *e, gdl_engine_config_t *cfg);
 
 /* For a match of this engine: wait up to wait_ms for the background
  * grounding to end (the propnet is still taken at the next PLAY); whether

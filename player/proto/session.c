@@ -113,7 +113,7 @@ struct session {
 
 /* ---- reference counting (call with s->mu held) ---- */
 
-static void match_destroy(const engine_t *e, match_t *m)
+static void match_destroy(const match_engine_t *e, match_t *m)
 {
     if (!m) return;
     if (m->em) e->free(m->em);
@@ -131,7 +131,7 @@ static match_t *match_unref(match_t *m)
     return --m->refs == 0 ? m : NULL;
 }
 
-static match_t *job_unref(const engine_t *e, job_t *j)
+static match_t *job_unref(const match_engine_t *e, job_t *j)
 {
     if (--j->refs > 0) return NULL;
     match_t *dead = NULL;
@@ -141,7 +141,7 @@ static match_t *job_unref(const engine_t *e, job_t *j)
     return dead;
 }
 
-static match_t *step_unref(const engine_t *e, step_t *st)
+static match_t *step_unref(const match_engine_t *e, step_t *st)
 {
     if (--st->refs > 0) return NULL;
     match_t *dead = st->job ? job_unref(e, st->job) : NULL;
@@ -229,7 +229,7 @@ static match_t *post_search(session_t *s, step_t *st, void *snap)
 /* One step, entered and left with s->mu held. */
 static match_t *run_step(session_t *s, step_t *st)
 {
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     match_t *m = st->m;
     pthread_mutex_unlock(&s->mu);
     bool ok = true;
@@ -263,7 +263,7 @@ static match_t *run_step(session_t *s, step_t *st)
 static void *state_main(void *arg)
 {
     session_t *s = arg;
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (!s->queue && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
@@ -291,7 +291,7 @@ static void *state_main(void *arg)
 static void *worker_main(void *arg)
 {
     session_t *s = arg;
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (!s->pending && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
@@ -431,7 +431,7 @@ void session_close(session_t *s)
 bool session_free_within(session_t *s, uint64_t wait_ms)
 {
     if (!s) return true;
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     uint64_t until = wait_ms == UINT64_MAX ? UINT64_MAX : clock_now_ns() + wait_ms * 1000000ULL;
     pthread_mutex_lock(&s->mu);
     /* A START's loader still running uses the session, and so does the
@@ -580,7 +580,7 @@ static void *loader_main(void *arg)
 {
     loader_t *ld = arg;
     session_t *s = ld->s;
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     engine_match_t *em = e->load(e->cfg, &ld->msg, s->cfg.log, ld->err, sizeof ld->err);
     match_t *m = xcalloc(1, sizeof *m);
     m->refs = 1;
@@ -639,7 +639,7 @@ static match_t *release_current(session_t *s)
 
 static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
 {
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     match_t *dead = NULL, *dead2 = NULL;
     pthread_mutex_lock(&s->mu);
     if (s->cur && !s->loading && match_abandoned(s->cur, arrival_ns)) {
@@ -727,7 +727,7 @@ static void step_take_moves(step_t *st, const ggp_msg_t *msg)
 
 static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
 {
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
     uint64_t wait_ns = reply_at(s, arrival_ns, s->loading ? s->loading_play_clock : 0);
     match_t *m = find_match(s, msg->match_id, wait_ns);
@@ -803,7 +803,7 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
 /* STOP and ABORT: release the match (STOP first applies the last move). */
 static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer_t *a)
 {
-    const engine_t *e = s->cfg.engine;
+    const match_engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
     /* A STOP or ABORT of a match whose START replied while its rules were
      * still loading waits for the load, as a PLAY does. */

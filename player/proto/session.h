@@ -46,7 +46,7 @@ typedef struct session session_t;
 typedef struct session_config {
     const char *name;       /* reported by INFO; one atom */
     uint64_t margin_ms;     /* reply this long before the clock runs out */
-    const engine_t *engine; /* not owned */
+    const match_engine_t *engine; /* not owned */
     FILE *log;              /* request log (NULL: none); not owned */
     uint64_t seed;          /* for fallback random moves */
     /* Ponder: after answering START or PLAY, search on from the same state

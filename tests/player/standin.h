@@ -157,18 +157,18 @@ static inline const char *standin_choose(engine_match_t *m, void *snap, deadline
     return "(inc 1)";
 }
 
-static inline void standin_engine(engine_t *e, standin_cfg_t *cfg)
+static inline void standin_engine(match_engine_t *e, standin_cfg_t *cfg)
 {
-    *e = (engine_t){.cfg = cfg,
-                    .load = standin_load,
-                    .free = standin_free,
-                    .apply = standin_apply,
-                    .is_terminal = standin_is_terminal,
-                    .goal = standin_goal,
-                    .random_move = standin_random_move,
-                    .snapshot = standin_snapshot,
-                    .snapshot_free = standin_snapshot_free,
-                    .choose = standin_choose};
+    *e = (match_engine_t){.cfg = cfg,
+                          .load = standin_load,
+                          .free = standin_free,
+                          .apply = standin_apply,
+                          .is_terminal = standin_is_terminal,
+                          .goal = standin_goal,
+                          .random_move = standin_random_move,
+                          .snapshot = standin_snapshot,
+                          .snapshot_free = standin_snapshot_free,
+                          .choose = standin_choose};
 }
 
 #endif

@@ -29,7 +29,7 @@ static void start_msg(const char *game, const char *role, ggp_msg_t *msg)
 }
 
 /* Search briefly; the move must be legal now, and the info names the engine. */
-static const char *search_engine(const engine_t *e, engine_match_t *m, char *info, size_t len)
+static const char *search_engine(const match_engine_t *e, engine_match_t *m, char *info, size_t len)
 {
     void *snap = e->snapshot(m);
     atomic_bool stop;
@@ -44,7 +44,7 @@ static const char *search_engine(const engine_t *e, engine_match_t *m, char *inf
 typedef struct fixture {
     search_spec_t *spec;
     gdl_engine_config_t cfg;
-    engine_t e;
+    match_engine_t e;
     engine_match_t *m;
 } fixture_t;
 
@@ -74,7 +74,7 @@ static void test_auto_changes_to_the_propnet_at_a_play(void **state)
     char err[256];
     fixture_t f;
     fixture_open(&f, "xplayer");
-    const engine_t *ep = &f.e;
+    const match_engine_t *ep = &f.e;
     engine_match_t *m = f.m;
 
     char info[256];
@@ -108,7 +108,7 @@ static void test_refused_moves_are_not_replayed(void **state)
     char err[256];
     fixture_t f;
     fixture_open(&f, "oplayer");
-    const engine_t *ep = &f.e;
+    const match_engine_t *ep = &f.e;
     engine_match_t *m = f.m;
     char *const bad[2] = {"(mark 9 9)", "noop"};
     assert_false(ep->apply(m, bad, 2, err, sizeof err));
@@ -142,7 +142,7 @@ static void test_start_with_too_wide_a_term_is_refused(void **state)
     free(body);
     search_spec_t *spec = search_spec_parse("uct:seconds=0.05", err, sizeof err);
     gdl_engine_config_t cfg = {.spec = spec, .game_options = {.engine = ENGINE_AUTO}, .start_wait_ms = GDL_NO_WAIT};
-    engine_t e;
+    match_engine_t e;
     engine_gdl_init(&e, &cfg);
     char *log_text = NULL;
     size_t log_len = 0;

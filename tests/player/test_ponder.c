@@ -53,7 +53,7 @@ static ponder_seen_t ponder_run(const char *kif_text, bool ponder)
                                             sizeof err);
     assert_non_null(spec);
     gdl_engine_config_t ec = {.spec = spec, .game_options = {.engine = ENGINE_PROPNET}};
-    engine_t engine;
+    match_engine_t engine;
     engine_gdl_init(&engine, &ec);
     FILE *log = tmpfile();
     assert_non_null(log);

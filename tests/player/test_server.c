@@ -21,7 +21,7 @@
 
 typedef struct fixture {
     standin_cfg_t cfg;
-    engine_t engine;
+    match_engine_t engine;
     session_t *s;
     server_t *sv;
     uint16_t port;

@@ -14,7 +14,7 @@
 
 typedef struct fixture {
     standin_cfg_t cfg;
-    engine_t engine;
+    match_engine_t engine;
     session_t *s;
     char *log_text;
     size_t log_len;
