@@ -2,11 +2,11 @@
  *
  * arena_alloc() returns 16-byte aligned memory; arena_alloc_align() packs
  * small nodes tighter (the AST of a 50 MB fact file is millions of 16-byte
- * nodes). An oversized request gets a block of its own (the design of CPython's
- * Python/pyarena.c). Nothing is freed individually: arena_free() releases
- * the whole arena at once, arena_reset() empties it for reuse as scratch
- * space. Allocation failure aborts the process with a message, as every
- * allocation in ggp does (xalloc.h). */
+ * nodes). An oversized request gets a block of its own (the design of
+ * CPython's Python/pyarena.c). Nothing is freed individually: arena_free()
+ * releases the whole arena at once, arena_reset() empties it for reuse as
+ * scratch space. Allocation failure aborts the process with a message, as
+ * every allocation in ggp does (xalloc.h). */
 #ifndef GGP_BASE_ARENA_H
 #define GGP_BASE_ARENA_H
 

@@ -80,8 +80,5 @@ void program_free(program_t *p);
 static inline sym_t term_name(const term_t *t) { return t->sym; }
 static inline uint32_t term_arity(const term_t *t) { return t->kind == TERM_FN ? t->arity : 0; }
 bool term_is_ground(const term_t *t);
-/* Canonical text: lowercase keys, single spaces, e.g. "(cell 1 1 b)". */
-void term_print(FILE *out, const symtab_t *st, const term_t *t);
-void rule_print(FILE *out, const symtab_t *st, const rule_t *r);
 
 #endif

@@ -28,14 +28,14 @@ static inline uint32_t hash_val(tid_t v)
     return h ^ (h >> 15);
 }
 
-void relstore_init(relstore_t *s, uint32_t arity, const term_store_t *ts)
+static void relstore_init(relstore_t *s, uint32_t arity, const term_store_t *ts)
 {
     memset(s, 0, sizeof *s);
     s->arity = arity;
     s->ts = ts;
 }
 
-void relstore_free(relstore_t *s)
+static void relstore_free(relstore_t *s)
 {
     free(s->data);
     free(s->slots);
@@ -47,7 +47,7 @@ void relstore_free(relstore_t *s)
     memset(s, 0, sizeof *s);
 }
 
-void relstore_clear(relstore_t *s)
+static void relstore_clear(relstore_t *s)
 {
     if (s->n == 0) return;
     s->n = 0;
@@ -55,7 +55,9 @@ void relstore_clear(relstore_t *s)
     for (uint32_t k = 0; k < s->n_idx; k++) memset(s->idx_head[k], 0, s->idx_slots * sizeof *s->idx_head[k]);
 }
 
-bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t id)
+/* Add an index (before any tuple is added); false if the store has as
+ * many as it can take (the probe then scans). */
+static bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t id)
 {
     for (uint32_t k = 0; k < s->n_idx; k++)
         if (s->idx_id[k] == id) return true;

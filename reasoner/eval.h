@@ -60,12 +60,6 @@ typedef struct relstore {
     uint32_t lim;         /* pass limit while in_scc */
 } relstore_t;
 
-void relstore_init(relstore_t *s, uint32_t arity, const term_store_t *ts);
-void relstore_free(relstore_t *s);
-void relstore_clear(relstore_t *s);
-/* Add an index (before any tuple is added); false if the store has as
- * many as it can take (the probe then scans). */
-bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t id);
 /* Insert a tuple; returns true if it was new. *idx gets its index. */
 bool relstore_insert(relstore_t *s, const tid_t *tuple, uint32_t *idx);
 /* Index of a tuple, or UINT32_MAX. */

@@ -111,7 +111,8 @@ tid_t ts_intern(term_store_t *ts, sym_t f, uint32_t arity, const tid_t *args)
     return t;
 }
 
-void ts_print(const term_store_t *ts, const symtab_t *st, tid_t t, FILE *out, bool canonical)
+/* Print a term: canonical (lowercase keys) or in the rules' spelling. */
+static void ts_print(const term_store_t *ts, const symtab_t *st, tid_t t, FILE *out, bool canonical)
 {
     const uint32_t *w = ts_words(ts, t);
     const char *name = canonical ? symtab_key(st, w[0]) : symtab_spelling(st, w[0]);

@@ -60,8 +60,6 @@ static inline sym_t ts_functor(const term_store_t *ts, tid_t t) { return ts_word
 static inline uint32_t ts_arity(const term_store_t *ts, tid_t t) { return ts_words(ts, t)[1]; }
 static inline const tid_t *ts_args(const term_store_t *ts, tid_t t) { return ts_words(ts, t) + 2; }
 
-/* Print a term: canonical (lowercase keys) or in the rules' spelling. */
-void ts_print(const term_store_t *ts, const symtab_t *st, tid_t t, FILE *out, bool canonical);
 /* Print into a malloc'd string. */
 char *ts_to_string(const term_store_t *ts, const symtab_t *st, tid_t t, bool canonical);
 

@@ -10,12 +10,15 @@
 #include "base/xalloc.h"
 #include "player/cli/common.h"
 
-uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t *spec)
+static void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
+
+/* The seed of a seat's searcher. */
+static uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t *spec)
 {
     return rng_derive(rng_derive(game_seed, seat), search_spec_seed(spec));
 }
 
-uint64_t local_hash(uint64_t h, const char *s)
+static uint64_t local_hash(uint64_t h, const char *s)
 {
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
@@ -302,7 +305,11 @@ static void print_board(const game_t *g, const game_state_t *s, const char *text
     free(cells);
 }
 
-void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
+/* Print a state as `game_state_print` does, then, if it has (cell X Y C...)
+ * fluents, a grid of their contents C with X as columns and Y as rows,
+ * labelled on top and on the left, over the whole board (every column and
+ * row the game can use, empty ones too). */
+static void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
 {
     char *text = state_text(g, s);
     fprintf(out, "state: %s\n", text);

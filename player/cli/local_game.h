@@ -34,13 +34,9 @@ typedef struct local_game {
     char error[160];     /* why not */
 } local_game_t;
 
-/* FNV-1a 64 of the bytes of s continued from h (LOCAL_HASH_START for a new
- * hash). */
+/* FNV-1a 64's offset basis: where the moves hash (local_game.c) and the
+ * rules hash of a tournament CSV (cmd_tournament.c) start. */
 #define LOCAL_HASH_START 14695981039346656037ull
-uint64_t local_hash(uint64_t h, const char *s);
-
-/* The seed of a seat's searcher. */
-uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_spec_t *spec);
 
 /* Play one game from the initial state. specs[r] plays role r (at most 64
  * roles). out (may be NULL) gets each joint move; verbose adds each search's
@@ -53,16 +49,9 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
  * 2 if the game failed (not res->ok). */
 int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat);
 
-/* Print a state as `game_state_print` does, then, if it has (cell X Y C...)
- * fluents, a grid of their contents C with X as columns and Y as rows,
- * labelled on top and on the left, over the whole board (every column and
- * row the game can use, empty ones too). */
-void local_print_state(const game_t *g, const game_state_t *s, FILE *out);
-
 /* Load, validate and compile a rule file (diagnostics on stderr) with
  * opt's engine and load budgets. Returns NULL with *rc set to the exit
  * code on failure. */
 game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, loaded_t *l, int *rc);
-
 
 #endif

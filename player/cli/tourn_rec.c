@@ -64,7 +64,8 @@ static void fmt(char *err, size_t n, const char *f, ...)
 
 bool trec_in_shard(const trec_meta_t *m, uint32_t k) { return k % m->shards == m->shard; }
 
-uint32_t trec_shard_games(const trec_meta_t *m, size_t n_pts)
+/* The games of a shard over all points. */
+static uint32_t trec_shard_games(const trec_meta_t *m, size_t n_pts)
 {
     uint32_t per_point = m->games > m->shard ? (m->games - m->shard + m->shards - 1) / m->shards : 0;
     return (uint32_t)(per_point * n_pts);
@@ -80,7 +81,7 @@ static void meta_copy(trec_meta_t *d, const trec_meta_t *s)
     d->sweep = xstrdup(s->sweep ? s->sweep : "");
 }
 
-void trec_meta_free(trec_meta_t *m)
+static void trec_meta_free(trec_meta_t *m)
 {
     free(m->roles);
     free(m->rules);

@@ -81,8 +81,6 @@ void trec_free(trec_t *r);
 
 /* Whether game k (of every point) is one of this shard's. */
 bool trec_in_shard(const trec_meta_t *m, uint32_t k);
-/* The games of a shard over all points. */
-uint32_t trec_shard_games(const trec_meta_t *m, size_t n_pts);
 
 /* The outcome for A in seat a_seat: TREC_WIN if its goal is strictly
  * greater than every other seat's, TREC_DRAW if equal to the best of them,
@@ -100,7 +98,6 @@ void trec_write_row(const trec_t *r, size_t i, FILE *out);
 /* Metadata that differs: NULL if none, else what (for "another --seed").
  * with_shard compares the shard too (resuming one file). */
 const char *trec_meta_differs(const trec_meta_t *want, const trec_meta_t *got, bool with_shard);
-void trec_meta_free(trec_meta_t *m);
 
 /* A per-game CSV being read. */
 typedef struct trec_file {

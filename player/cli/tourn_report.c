@@ -49,7 +49,8 @@ void trep_print_result(const trec_t *r, size_t p, const trep_point_t *pt, FILE *
     fputc('\n', out);
 }
 
-void trep_points_csv(const trec_t *r, const trep_point_t *pts, FILE *out)
+/* The CSV of the points of a sweep (one row per swept value). */
+static void trep_points_csv(const trec_t *r, const trep_point_t *pts, FILE *out)
 {
     fputs("key,value,games,wins,draws,losses,failed,score,ci_low,ci_high,a_playouts_per_move,a_seconds_per_move,"
           "a_nodes_peak,a_bytes_peak,a_bytes_per_node,a_spec,b_spec\n",
@@ -89,7 +90,7 @@ static double xval(const char *value, size_t i, bool numeric, bool logx)
 /* Score with 95% interval bars against the swept value; the shaded band is
  * the interval of an even score at this number of games ("equal strength",
  * [S] Figure 3). Numeric values are placed to scale, others evenly. */
-void trep_svg_plot(const trec_t *r, const trep_point_t *pts, FILE *out)
+static void trep_svg_plot(const trec_t *r, const trep_point_t *pts, FILE *out)
 {
     const size_t n = r->n_pts;
     const char *key = r->key, *a_text = r->m.a, *b_text = r->m.b, *const *values = (const char *const *)r->values;

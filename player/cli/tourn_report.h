@@ -28,12 +28,6 @@ void trep_summarize(const trec_t *r, size_t p, const trec_meta_t *shard, trep_po
  * [failed=F] [missing=M]" */
 void trep_print_result(const trec_t *r, size_t p, const trep_point_t *pt, FILE *out);
 
-/* The CSV of the points of a sweep (one row per swept value). */
-void trep_points_csv(const trec_t *r, const trep_point_t *pts, FILE *out);
-
-/* Score and interval of each point against the swept value. */
-void trep_svg_plot(const trec_t *r, const trep_point_t *pts, FILE *out);
-
 /* Write and commit the points CSV and the plot into the files opened
  * (out_file_open, before the games, so that a bad path fails at once);
  * either may be unopened (f NULL): not asked. Both are closed after.

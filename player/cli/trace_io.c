@@ -11,6 +11,8 @@
 #include "gdl/sexpr.h"
 #include "gdl/symbols.h"
 
+static void strvec_push(strvec_t *v, const char *s);
+
 /* ---------------------------------------------------------------------- */
 /* Canonical texts                                                        */
 
@@ -52,7 +54,8 @@ void canon_free(canon_t *c)
     free(c);
 }
 
-const char *canon_intern(canon_t *c, const char *s, size_t len)
+/* The interned copy of a string (already canonical). */
+static const char *canon_intern(canon_t *c, const char *s, size_t len)
 {
     if (2 * (c->n + 1) > c->cap) {
         size_t cap = c->cap * 2;
@@ -85,7 +88,10 @@ static const char *canon_sexpr(canon_t *c, const sexpr_t *x)
     return canon_intern(c, c->ms_buf, (size_t)len);
 }
 
-bool canon_forms(canon_t *c, const char *text, size_t len, diag_t *d, strvec_t *out)
+/* Read text as a sequence of KIF forms and append the canonical text of
+ * each to out. Returns false (and reports to d, if any) when it does not
+ * parse. */
+static bool canon_forms(canon_t *c, const char *text, size_t len, diag_t *d, strvec_t *out)
 {
     diag_t quiet;
     if (!d) {
@@ -104,7 +110,7 @@ bool canon_forms(canon_t *c, const char *text, size_t len, diag_t *d, strvec_t *
     return errors == 0;
 }
 
-void strvec_push(strvec_t *v, const char *s)
+static void strvec_push(strvec_t *v, const char *s)
 {
     XVEC_RESERVE(&v->v, &v->cap, v->n + 1);
     v->v[v->n++] = s;
@@ -121,7 +127,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void strvec_sort_unique(strvec_t *v)
+/* Sort in strcmp order and drop repeats. */
+static void strvec_sort_unique(strvec_t *v)
 {
     if (v->n < 2) return;
     qsort(v->v, v->n, sizeof *v->v, cmp_str);
@@ -168,7 +175,7 @@ void game_texts_free(game_texts_t *t)
     *t = (game_texts_t){0};
 }
 
-const char *game_texts_move(game_texts_t *t, uint32_t role, move_id_t m)
+static const char *game_texts_move(game_texts_t *t, uint32_t role, move_id_t m)
 {
     if (m >= t->n_moves[role]) {
         uint32_t n = game_num_moves(t->g, role);

@@ -44,17 +44,8 @@ typedef struct strvec {
 
 canon_t *canon_new(void);
 void canon_free(canon_t *c);
-/* Read text as a sequence of KIF forms and append the canonical text of
- * each to out. Returns false (and reports to d, if any) when it does not
- * parse. */
-bool canon_forms(canon_t *c, const char *text, size_t len, diag_t *d, strvec_t *out);
-/* The interned copy of a string (already canonical). */
-const char *canon_intern(canon_t *c, const char *s, size_t len);
 
-void strvec_push(strvec_t *v, const char *s);
 void strvec_free(strvec_t *v);
-/* Sort in strcmp order and drop repeats. */
-void strvec_sort_unique(strvec_t *v);
 
 /* --- a game seen as canonical texts ----------------------------------- */
 
@@ -74,7 +65,6 @@ typedef struct game_texts {
 
 void game_texts_init(game_texts_t *t, const game_t *g, canon_t *c);
 void game_texts_free(game_texts_t *t);
-const char *game_texts_move(game_texts_t *t, uint32_t role, move_id_t m);
 /* The fluents of s, canonical, sorted and unique, into out (cleared). */
 void game_texts_state(game_texts_t *t, const game_state_t *s, strvec_t *out);
 /* The legal moves of a role in the current state of ctx, sorted texts, into

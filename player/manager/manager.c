@@ -30,7 +30,8 @@ static char *xasprintf(const char *fmt, ...)
     return s;
 }
 
-char *kif_spaced(const char *text)
+/* KIF text with GGP-Base's spacing: "( mark 1 1 )". Malloc'd. */
+static char *kif_spaced(const char *text)
 {
     size_t n = strlen(text);
     char *out = xmalloc(3 * n + 1);

@@ -75,7 +75,4 @@ bool manager_run(const match_config_t *cfg, const game_t *g, match_record_t *rec
 void record_write_json(const match_record_t *rec, FILE *out);
 void record_free(match_record_t *rec);
 
-/* KIF text with GGP-Base's spacing: "( mark 1 1 )". Malloc'd. */
-char *kif_spaced(const char *text);
-
 #endif
