@@ -101,13 +101,18 @@ void nmcs_reset(nmcs_t *n, uint64_t seed)
 
 int nmcs_best(const nmcs_t *n) { return n->line_score; }
 
-bool nmcs_on_line(const nmcs_t *n, const game_state_t *st)
+/* The index of st in the match's line, SIZE_MAX if it is not on it. */
+static size_t line_index(const nmcs_t *n, const game_state_t *st)
 {
-    if (n->line_score < 0) return false;
     uint64_t h = game_state_hash(n->g, st);
     for (size_t i = 0; i < n->line.n; i++)
-        if (n->line_hash[i] == h) return true;
-    return false;
+        if (n->line_hash[i] == h) return i;
+    return SIZE_MAX;
+}
+
+bool nmcs_on_line(const nmcs_t *n, const game_state_t *st)
+{
+    return n->line_score >= 0 && line_index(n, st) != SIZE_MAX;
 }
 
 static int goal_of(nmcs_t *n)
@@ -217,10 +222,7 @@ move_id_t nmcs_choose(nmcs_t *n, const game_state_t *st, deadline_t dl, const at
     uint32_t top = n->n_lv - 1;
     int s = nested(n, st, top);
     /* where st is on the match's line, the line's move unless this search found better */
-    uint64_t h = game_state_hash(n->g, st);
-    size_t at = SIZE_MAX;
-    for (size_t i = 0; i < n->line.n && at == SIZE_MAX; i++)
-        if (n->line_hash[i] == h) at = i;
+    size_t at = line_index(n, st);
     if (at == SIZE_MAX || s > n->line_score) {
         const seq_t *b = &n->lv[top].best;
         if (b->n > 0) {

@@ -289,9 +289,7 @@ static void meta_of(trec_meta_t *m, const game_t *g, const loaded_t *l, const ch
     }
     const char *slash = strrchr(file, '/');
     m->rules = (char *)(slash ? slash + 1 : file);
-    m->rules_hash = LOCAL_HASH_START;
-    for (size_t i = 0; i < l->src->len; i++)
-        m->rules_hash = (m->rules_hash ^ (unsigned char)l->src->text[i]) * 1099511628211ull;
+    m->rules_hash = local_hash_bytes(LOCAL_HASH_START, l->src->text, l->src->len);
 }
 
 typedef struct opts {

@@ -18,11 +18,13 @@ static uint64_t local_seat_seed(uint64_t game_seed, uint32_t seat, const search_
     return rng_derive(rng_derive(game_seed, seat), search_spec_seed(spec));
 }
 
-static uint64_t local_hash(uint64_t h, const char *s)
+uint64_t local_hash_bytes(uint64_t h, const char *s, size_t n)
 {
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     return h;
 }
+
+static uint64_t local_hash(uint64_t h, const char *s) { return local_hash_bytes(h, s, strlen(s)); }
 
 static void print_report(const game_t *g, uint32_t r, const search_report_t *rep, FILE *out)
 {

@@ -34,9 +34,10 @@ typedef struct local_game {
     char error[160];     /* why not */
 } local_game_t;
 
-/* FNV-1a 64's offset basis: where the moves hash (local_game.c) and the
- * rules hash of a tournament CSV (cmd_tournament.c) start. */
+/* FNV-1a 64 of n bytes continued from h (LOCAL_HASH_START for a new hash):
+ * the moves hash of a game and the rules hash of a tournament CSV. */
 #define LOCAL_HASH_START 14695981039346656037ull
+uint64_t local_hash_bytes(uint64_t h, const char *s, size_t n);
 
 /* Play one game from the initial state. specs[r] plays role r (at most 64
  * roles). out (may be NULL) gets each joint move; verbose adds each search's
