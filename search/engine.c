@@ -139,6 +139,7 @@ void engine_free(engine_t *e)
     free(e->slot_gen);
     free(e->kstamp);
     free(e->klist);
+    free(e->knum);
     free(e->legal);
     free(e->n_legal);
     free(e->joint);
@@ -385,11 +386,12 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         float aw;
         amaf_get(e->pool, rho, key, &p, &aw);
         if (v == 0 && p == 0) return INFINITY; /* first-play urgency (spec §16 A5) */
-        double q = v > 0 ? w / v : 0, val = q;
-        if (p > 0) {
-            double beta = p / (p + v + e->spec->bias * p * v);
-            val = (1 - beta) * q + beta * (aw / p);
-        }
+        /* (1 - beta) w/v + beta aw/p with beta = p / (p + v + bias p v) is
+         * (w (1 + bias p) + aw) / (p + v + bias p v): one division instead
+         * of three (w = 0 when v = 0, aw = 0 when p = 0); selection is a
+         * fifth of a connect four search. */
+        double bp = e->spec->bias * p;
+        double val = (w * (1 + bp) + aw) / (p + v + bp * v);
         /* Optional exploration (default c = 0: none, as spec §4.1 and [C]
          * have it). v + 1 keeps unexpanded moves valued by AMAF, finitely. */
         if (e->spec->c > 0) val += e->spec->c * sqrt(lnV / (v + 1));
@@ -505,25 +507,30 @@ static void play_tree_step(engine_t *e)
 
 /* ---- backpropagation (spec §4.5) ---------------------------------------- */
 
-static void backprop(engine_t *e, uint32_t push_region)
+/* What backprop needs that does not touch the tree, done before the tree's
+ * lock is taken (tree-parallel workers hold it only for the tree): for each
+ * path depth i, e->knum[i] = how many of the distinct keys played from
+ * depth i on head e->klist (the AMAF suffix, spec §4.5); and the worker's
+ * own MAST table (spec §9: every decision step, every occurrence). */
+static void backprop_prepare(engine_t *e)
 {
-    pool_t *p = e->pool;
     bool grave = sel_amaf(e->v->sel);
     uint32_t nkeys = e->keys->n;
-    if (nkeys > e->kstamp_cap) {
-        size_t old = e->kstamp_cap;
-        XVEC_RESERVE(&e->kstamp, &e->kstamp_cap, nkeys);
-        memset(e->kstamp + old, 0, (e->kstamp_cap - old) * sizeof *e->kstamp);
-    }
-    XVEC_RESERVE(&e->klist, &e->klist_cap, nkeys);
-    if (++e->kgen == 0) {
-        memset(e->kstamp, 0, e->kstamp_cap * sizeof *e->kstamp);
-        e->kgen = 1;
-    }
-    size_t nk = 0, t = e->n_steps;
-    for (size_t i = e->path_len; i-- > 0;) {
-        if (grave) /* extend the suffix to the steps played from depth i on */
-            while (t > i) {
+    if (grave) {
+        if (nkeys > e->kstamp_cap) {
+            size_t old = e->kstamp_cap;
+            XVEC_RESERVE(&e->kstamp, &e->kstamp_cap, nkeys);
+            memset(e->kstamp + old, 0, (e->kstamp_cap - old) * sizeof *e->kstamp);
+        }
+        XVEC_RESERVE(&e->klist, &e->klist_cap, nkeys);
+        XVEC_RESERVE(&e->knum, &e->knum_cap, e->path_len);
+        if (++e->kgen == 0) {
+            memset(e->kstamp, 0, e->kstamp_cap * sizeof *e->kstamp);
+            e->kgen = 1;
+        }
+        size_t nk = 0, t = e->n_steps;
+        for (size_t i = e->path_len; i-- > 0;) {
+            while (t > i) { /* extend the suffix to the steps played from depth i on */
                 t--;
                 for (size_t j = e->step_start[t]; j < step_end(e, t); j++) {
                     uint32_t key = e->skeys[j];
@@ -533,6 +540,25 @@ static void backprop(engine_t *e, uint32_t push_region)
                     }
                 }
             }
+            e->knum[i] = (uint32_t)nk;
+        }
+    }
+    if (e->spec->mast) {
+        mast_reserve(&e->mast, nkeys);
+        for (size_t j = 0; j < e->n_skeys; j++) {
+            uint32_t key = e->skeys[j];
+            e->mast.n[key] += 1;
+            e->mast.w[key] += e->z[e->keys->role[key]];
+        }
+    }
+}
+
+/* The tree's part of backprop, after backprop_prepare. */
+static void backprop_tree(engine_t *e, uint32_t push_region)
+{
+    pool_t *p = e->pool;
+    bool grave = sel_amaf(e->v->sel);
+    for (size_t i = e->path_len; i-- > 0;) {
         uint32_t n = e->path[i];
         float *w = pool_w(p, n);
         if ((p->nodes[n].flags & NODE_SOLVED) && p->nodes[n].visits) { /* exact: keep the mean */
@@ -542,7 +568,7 @@ static void backprop(engine_t *e, uint32_t push_region)
         }
         p->nodes[n].visits++;
         if (grave && p->nodes[n].visits >= e->v->amaf_from) /* lazy tables: see variant_t.amaf_from */
-            for (size_t j = 0; j < nk; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys->role[e->klist[j]]]);
+            for (size_t j = 0; j < e->knum[i]; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys->role[e->klist[j]]]);
         if (i < e->tree_steps && step_end(e, i) - e->step_start[i] >= 2) /* simultaneous node */
             for (size_t j = e->step_start[i]; j < step_end(e, i); j++)
                 marg_add(p, n, e->skeys[j], (float)e->z[e->keys->role[e->skeys[j]]]);
@@ -552,16 +578,14 @@ static void backprop(engine_t *e, uint32_t push_region)
         }
         if (p->nodes[n].region >= push_region) pool_lru_push_back(p, n); /* deepest first, root last */
     }
-    if (e->spec->mast) { /* every decision step, every occurrence (spec §9) */
-        mast_reserve(&e->mast, nkeys);
-        for (size_t j = 0; j < e->n_skeys; j++) {
-            uint32_t key = e->skeys[j];
-            e->mast.n[key] += 1;
-            e->mast.w[key] += e->z[e->keys->role[key]];
-        }
-    }
     e->st.playouts++;
     if (e->solver) solve_up(e);
+}
+
+static void backprop(engine_t *e, uint32_t push_region)
+{
+    backprop_prepare(e);
+    backprop_tree(e, push_region);
 }
 
 static void check_region(engine_t *e, uint32_t reg, const uint32_t *path, size_t n)
@@ -608,24 +632,36 @@ static inline void tree_unlock(engine_t *e)
     if (e->mu) pthread_spin_unlock(e->mu);
 }
 
+/* Under the tree's lock: whether n is solved, its exact values then in e->z. */
+static bool node_status(engine_t *e, uint32_t n)
+{
+    if (!e->solver || !is_solved(e->pool, n)) return false;
+    for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(e->pool, n, r);
+    return true;
+}
+
+/* A node the descent stops at: never visited, or past the row's depth. */
+static bool is_fresh(const engine_t *e, uint32_t n)
+{
+    return e->pool->nodes[n].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth);
+}
+
 /* The descent shared by single-level iterations and second-level ones: from
  * x (on the path, out of the LRU) down the tree, expanding exactly one node
  * in region reg, then the evaluation into e->z (spec §4.4, §7.4). */
 static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
 {
     /* Tree-parallel workers hold the tree's lock only while they read or
-     * change nodes; the reasoner's work (terminal test, legal moves, the
-     * move played) runs outside it. One worker: the locks are no-ops. */
+     * change nodes, once per level: the selection at x also reads what the
+     * next level needs of the child (solved, fresh), so that the reasoner's
+     * work (terminal test, legal moves, the move played) runs outside it.
+     * One worker: the locks are no-ops. */
     pool_t *p = e->pool;
+    tree_lock(e);
+    bool solved = node_status(e, x), fresh = is_fresh(e, x);
+    tree_unlock(e);
     for (;;) {
-        tree_lock(e);
-        if (e->solver && is_solved(p, x)) { /* exact: no playout below it */
-            for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, x, r);
-            tree_unlock(e);
-            return;
-        }
-        bool fresh = p->nodes[x].visits == 0 || (e->v->max_depth && e->path_len > e->v->max_depth);
-        tree_unlock(e);
+        if (solved) return; /* exact: no playout below it (e->z has its values) */
         if (game_is_terminal(e->ctx)) {
             rewards_terminal(e);
             if (e->solver) {
@@ -654,6 +690,10 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
             if (c != NIL) pool_link(p, x, c, edge); /* NIL: every node is on the path; evaluate unexpanded */
         }
         if (c != NIL) enter(e, c);
+        if (!expanded) {
+            solved = node_status(e, c);
+            fresh = is_fresh(e, c);
+        }
         tree_unlock(e);
         play_tree_step(e);
         if (expanded) {
@@ -755,8 +795,9 @@ static bool iterate_shared(engine_t *e)
     descend(e, e->root, e->root, 0);
     if (e->need_playout) playout(e);
     double z0 = e->z[0];
+    backprop_prepare(e);
     pthread_spin_lock(e->mu);
-    backprop(e, 0);
+    backprop_tree(e, 0);
     pool_note_peak(e->pool);
     pthread_spin_unlock(e->mu);
     if (e == e->own && is_line_row(e) && e->reached_terminal && z0 > e->line_value) line_record(e);

@@ -400,6 +400,8 @@ typedef struct engine {
     uint32_t kgen;
     uint32_t *klist;
     size_t klist_cap;
+    uint32_t *knum;          /* per path depth: keys of klist in its AMAF suffix */
+    size_t knum_cap;
     const move_id_t **legal;
     uint32_t *n_legal;
     uint32_t *joint, *dec;
