@@ -957,6 +957,7 @@ static bool reroot(engine_t *e, const game_state_t *st)
 
 void engine_search_begin(engine_t *e, const game_state_t *st)
 {
+    playout_decide(e);
     memset(&e->st, 0, sizeof e->st);
     bool kept = e->v->match && e->spec->reuse && reroot(e, st);
     if (!kept) {
@@ -971,6 +972,7 @@ void engine_search_begin(engine_t *e, const game_state_t *st)
 
 void engine_worker_sync(engine_t *w, const engine_t *owner)
 {
+    playout_decide(w);
     memset(&w->st, 0, sizeof w->st);
     game_state_copy(w->g, w->root_state, owner->root_state);
     w->root = owner->root;

@@ -87,8 +87,9 @@ typedef enum { AMAF_AUTO, AMAF_DENSE, AMAF_SPARSE } amaf_mode_t;
  * playout. random and mast are the playouts of spec §9; the others are
  * greedy one-ply choosers (spec §14.2): the heuristic of the state after
  * each legal move, terminal states scored by the shortcut of §14.2. */
-typedef enum { PS_RANDOM, PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL, PS_N } strategy_id_t;
+typedef enum { PS_RANDOM, PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL, PS_DECISIVE, PS_N } strategy_id_t;
 #define PLAYOUT_SWITCH PS_N /* spec.playout: a UCB1 bandit per role picks (§14.2) */
+#define PLAYOUT_AUTO (PS_N + 1) /* spec.playout (match rows): decisive or mast, from a sample of the game */
 
 typedef struct playout_state playout_state_t;
 typedef struct strategy_row {
@@ -367,6 +368,7 @@ typedef struct engine {
     bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;
     playout_state_t *ps;   /* playout strategies other than spec §9's (playout.c), or NULL */
+    uint8_t playout;       /* spec.playout, PLAYOUT_AUTO resolved by playout_decide */
     game_state_t *root_state, *sec_state;
     game_state_t *tmp_state[2]; /* tree reuse: states of candidate new roots */
     uint32_t root;
@@ -447,6 +449,11 @@ uint32_t engine_playout_move(engine_t *e, uint32_t role);
  * only when spec.playout is neither random nor mast. */
 void playout_init(engine_t *e);
 void playout_free(engine_t *e);
+/* playout=auto (match rows), before the engine's first iteration (e->ctx
+ * is free): decisive moves where a sample of random playouts shows that
+ * they miss wins in one and the branching is small, else MAST. Once per
+ * engine; a no-op for every other spec. */
+void playout_decide(engine_t *e);
 /* A new match: forget the bandits (spec §14.2: per match). */
 void playout_reset(engine_t *e);
 /* The start of one of the agent's searches: MAST and the bandits decay

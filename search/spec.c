@@ -152,8 +152,8 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_NESTED] = {"nested", KT_ONOFF, 0, 1, "on",
                   "one-player games, timed: half of each search to nested Monte Carlo (level 2), its line if better",
                   ap_match},
-    [K_PLAYOUT] = {"playout", KT_PLAYOUT, 0, 0, "mast",
-                   "playout strategy (spec §14): random, mast, mobility, md, eval, or switch (UCB1 per role)",
+    [K_PLAYOUT] = {"playout", KT_PLAYOUT, 0, 0, "mast|auto",
+                   "playout strategy (spec §14): random, mast, mobility, md, eval, decisive, switch (UCB1 per role), or auto (compete's default: decisive or mast, from a sample of the game)",
                    ap_search},
     [K_STRATEGIES] = {"strategies", KT_LIST, 0, 0, "mast,mobility,md,eval",
                       "playout=switch: the strategies the bandit picks from (comma or + separated)", ap_search},
@@ -257,6 +257,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         int i = strategy_find(buf, strlen(buf));
         if (i >= 0) s->playout = (uint8_t)i;
         else if (!strcasecmp(buf, "switch")) s->playout = PLAYOUT_SWITCH;
+        else if (!strcasecmp(buf, "auto") && s->v->match) s->playout = PLAYOUT_AUTO;
         else goto bad;
         return true;
     }
@@ -337,7 +338,7 @@ bad:
         fail(err, elen, "bad value for %s: '%.*s' (expected auto, dense or sparse)", kd->name, (int)vlen, val);
         break;
     case KT_PLAYOUT:
-        fail(err, elen, "bad value for %s: '%.*s' (expected random, mast, mobility, md, eval or switch)", kd->name,
+        fail(err, elen, "bad value for %s: '%.*s' (expected random, mast, mobility, md, eval, decisive, switch, or auto for compete)", kd->name,
              (int)vlen, val);
         break;
     case KT_LIST:
@@ -367,11 +368,11 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
 {
     const variant_t *v = s->v;
     /* Playouts (spec §9, §14): mast, or random with mast=off, unless given. */
-    bool needs_mast = s->playout == PS_MAST;
+    bool needs_mast = s->playout == PS_MAST || s->playout == PS_DECISIVE || s->playout == PLAYOUT_AUTO;
     for (uint32_t i = 0; s->playout == PLAYOUT_SWITCH && i < s->n_strategies; i++)
-        needs_mast = needs_mast || s->strategies[i] == PS_MAST;
+        needs_mast = needs_mast || s->strategies[i] == PS_MAST || s->strategies[i] == PS_DECISIVE;
     if (!(s->set & (1u << K_PLAYOUT))) {
-        s->playout = s->mast ? PS_MAST : PS_RANDOM;
+        s->playout = !s->mast ? PS_RANDOM : v->match ? PLAYOUT_AUTO : PS_MAST;
     } else if (needs_mast && !s->mast) {
         fail(err, elen, "%s: playout=%s uses MAST, which mast=off turns off", v->name,
              s->playout == PLAYOUT_SWITCH ? "switch with mast among the strategies" : "mast");
@@ -523,7 +524,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;
     case K_PLAYOUT:
-        fputs(s->playout == PLAYOUT_SWITCH ? "switch" : playout_strategies[s->playout].name, out);
+        fputs(s->playout == PLAYOUT_SWITCH ? "switch" : s->playout == PLAYOUT_AUTO ? "auto" : playout_strategies[s->playout].name, out);
         break;
     case K_STRATEGIES:
         for (uint32_t i = 0; i < s->n_strategies; i++)

@@ -1,7 +1,7 @@
 /* test_playout.c - the playout strategies and strategy switching
  * (grave-spec §14): each greedy strategy picks the move its heuristic rates
  * best in a hand-made position, the terminal shortcut takes a win and
- * avoids a loss, MAST and random behave as spec §9 says, the bandit's
+ * avoids a loss (and so do decisive moves), MAST and random behave as spec §9 says, the bandit's
  * choices are UCB1's on a stub with known rewards, the bandits persist,
  * decay and reset like MAST, and every MCTS row runs with every strategy. */
 #include "testutil.h"
@@ -68,8 +68,8 @@ static void test_terminal_shortcut(void **state)
     tgame_t t;
     if (!tg_load(&t, data_file("strat_win.kif"))) fail_msg("cannot load strat_win.kif");
     const char *names[] = {"(pick a)", "(pick b)", "(pick c)", "(pick l)", "(pick w)"};
-    const char *specs[] = {"uct:playout=mobility", "uct:playout=md", "uct:playout=eval"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *specs[] = {"uct:playout=mobility", "uct:playout=md", "uct:playout=eval", "compete:playout=decisive,eps=0.5"};
+    for (size_t i = 0; i < 4; i++) {
         uint32_t hits[5];
         pick_counts(&t, specs[i], 30, hits, names, 5);
         if (hits[4] != 30) fail_msg("%s: the immediate win taken %u times of 30", specs[i], hits[4]);
@@ -78,11 +78,16 @@ static void test_terminal_shortcut(void **state)
     /* the immediate loss l is never chosen (strat_pos: all heuristics above it) */
     if (!tg_load(&t, data_file("strat_pos.kif"))) fail_msg("cannot load strat_pos.kif");
     const char *pos[] = {"(pick a)", "(pick b)", "(pick c)", "(pick l)"};
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         uint32_t hits[4];
         pick_counts(&t, specs[i], 30, hits, pos, 4);
         assert_int_equal(hits[3], 0);
     }
+    /* decisive: no win at once here, so MAST's epsilon-greedy choice (an
+     * empty table: every remaining move ties) spreads over a, b and c */
+    uint32_t hits[4];
+    pick_counts(&t, "compete:playout=decisive", 60, hits, pos, 4);
+    assert_true(hits[0] > 0 && hits[1] > 0 && hits[2] > 0);
     tg_free(&t);
 }
 
@@ -209,11 +214,11 @@ static void test_every_row_every_strategy(void **state)
     (void)state;
     tgame_t t;
     if (!tg_load(&t, st_shared_game("connectFour.kif"))) return;
-    const char *playouts[] = {"random", "mobility", "md", "eval", "switch"};
+    const char *playouts[] = {"random", "mobility", "md", "eval", "decisive", "switch"};
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         const variant_t *v = &search_variants[vi];
         if (v->sel == SEL_NONE || v->tree == TREE_TWO) continue;
-        for (size_t p = 0; p < 5; p++) {
+        for (size_t p = 0; p < sizeof playouts / sizeof *playouts; p++) {
             char text[160];
             snprintf(text, sizeof text, "%s:playouts=40,playout=%s%s", v->name, playouts[p], v->match ? ",memory=1" : "");
             search_spec_t *sp = spec_of(text);
@@ -233,6 +238,34 @@ static void test_every_row_every_strategy(void **state)
     tg_free(&t);
 }
 
+/* playout=auto (compete's default) plays decisive moves where random
+ * playouts miss wins in one, MAST where they do not (issue 12, item 6). */
+static uint64_t auto_count(const char *file, uint32_t strategy)
+{
+    tgame_t t;
+    if (!tg_load(&t, data_file(file))) fail_msg("cannot load %s", file);
+    search_spec_t *sp = spec_of("compete:playouts=200,memory=1,nested=off,solver=off");
+    searcher_t *s = searcher_new(t.g, 0, sp);
+    search_report_t r;
+    searcher_choose(s, t.st, deadline_none(), NULL, &r);
+    assert_int_equal(r.playouts, 200);
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+    return r.strategy[strategy];
+}
+
+static void test_auto_playouts(void **state)
+{
+    (void)state;
+    /* strat_win: a random x misses the win w four times in five */
+    assert_true(auto_count("strat_win.kif", PS_DECISIVE) > 0);
+    assert_int_equal(auto_count("strat_win.kif", PS_MAST), 0);
+    /* strat_pos: no win in one anywhere (only a loss, l) */
+    assert_int_equal(auto_count("strat_pos.kif", PS_DECISIVE), 0);
+    assert_true(auto_count("strat_pos.kif", PS_MAST) > 0);
+}
+
 static void test_keys(void **state)
 {
     (void)state;
@@ -249,7 +282,14 @@ static void test_keys(void **state)
     assert_int_equal(s->playout, PS_RANDOM); /* the default follows mast= */
     search_spec_free(s);
     assert_null(search_spec_parse("uct:playout=fast", err, sizeof err));
-    assert_non_null(strstr(err, "random, mast, mobility, md, eval or switch"));
+    assert_non_null(strstr(err, "random, mast, mobility, md, eval, decisive, switch, or auto for compete"));
+    assert_null(search_spec_parse("uct:playout=auto", err, sizeof err)); /* compete's only */
+    s = search_spec_parse("compete", err, sizeof err);
+    assert_int_equal(s->playout, PLAYOUT_AUTO);
+    search_spec_free(s);
+    s = search_spec_parse("compete:mast=off", err, sizeof err);
+    assert_int_equal(s->playout, PS_RANDOM);
+    search_spec_free(s);
     assert_null(search_spec_parse("uct:playout=switch,strategies=mast,bogus", err, sizeof err));
     assert_non_null(strstr(err, "strategies"));
     assert_null(search_spec_parse("uct:playout=mast,mast=off", err, sizeof err));
@@ -273,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_bandit_follows_ucb1),
         cmocka_unit_test(test_switch_bookkeeping),
         cmocka_unit_test(test_every_row_every_strategy),
+        cmocka_unit_test(test_auto_playouts),
         cmocka_unit_test(test_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
