@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/scc.h"
 #include "base/xalloc.h"
 
 #define NONE UINT32_MAX
@@ -47,6 +48,13 @@ typedef struct bld {
     uint32_t n, cap;
     uint32_t n_aliased; /* aliases made, to detect a fixpoint */
 } bld_t;
+
+/* The i-th input of node u, for scc_tarjan. */
+static uint32_t bnode_edge(const void *ctx, uint32_t u, uint32_t i)
+{
+    const bld_t *b = ctx;
+    return i < b->nd[u].n ? b->nd[u].in[i] >> 1 : SCC_NONE;
+}
 
 static uint32_t b_new(bld_t *b, uint8_t kind)
 {
@@ -789,61 +797,15 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     }
 
     /* Tarjan over live nodes, edges to inputs: components complete inputs
-     * first, which is the evaluation order; node 0 (true) comes first. */
-    uint32_t *idx = xmalloc(n * sizeof *idx), *low = xmalloc(n * sizeof *low);
-    uint32_t *cv = xmalloc(n * sizeof *cv), *ce = xmalloc(n * sizeof *ce);
-    uint8_t *on = xcalloc(n, 1);
-    uint32_t *newid = xmalloc(n * sizeof *newid), *old_of = xmalloc(n * sizeof *old_of);
-    uint32_t *comp_of = xmalloc(n * sizeof *comp_of);
-    memset(idx, 0xff, n * sizeof *idx);
+     * first, which is the evaluation order; node 0 (true) comes first. The
+     * new id of a node is its place in that order. */
+    uint32_t *comp = xmalloc(n * sizeof *comp), *old_of = xmalloc(n * sizeof *old_of);
+    scc_tarjan(&(scc_graph_t){.n = n, .edge = bnode_edge, .ctx = &b, .roots = live}, comp, old_of);
+    uint32_t nn = 0;
+    for (uint32_t v = 0; v < n; v++) nn += live[v] != 0;
+    uint32_t *newid = xmalloc(n * sizeof *newid);
     memset(newid, 0xff, n * sizeof *newid);
-    uint32_t nxt = 0, nn = 0, n_comp = 0;
-    sp = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (!live[root] || idx[root] != NONE) continue;
-        uint32_t top = 0;
-        cv[top] = root;
-        ce[top++] = 0;
-        idx[root] = low[root] = nxt++;
-        st[sp++] = root;
-        on[root] = 1;
-        while (top) {
-            uint32_t u = cv[top - 1];
-            if (ce[top - 1] < b.nd[u].n) {
-                uint32_t w = b.nd[u].in[ce[top - 1]++] >> 1;
-                if (idx[w] == NONE) {
-                    idx[w] = low[w] = nxt++;
-                    st[sp++] = w;
-                    on[w] = 1;
-                    cv[top] = w;
-                    ce[top++] = 0;
-                } else if (on[w] && idx[w] < low[u]) {
-                    low[u] = idx[w];
-                }
-                continue;
-            }
-            if (low[u] == idx[u]) {
-                uint32_t w;
-                uint32_t first = nn;
-                do {
-                    w = st[--sp];
-                    on[w] = 0;
-                    comp_of[nn] = n_comp;
-                    newid[w] = nn;
-                    old_of[nn++] = w;
-                } while (w != u);
-                (void)first;
-                n_comp++;
-            }
-            top--;
-            if (top && low[u] < low[cv[top - 1]]) low[cv[top - 1]] = low[u];
-        }
-    }
-    free(idx);
-    free(low);
-    free(cv);
-    free(ce);
-    free(on);
+    for (uint32_t v = 0; v < nn; v++) newid[old_of[v]] = v;
 
     pn_circuit_t *c = xcalloc(1, sizeof *c);
     c->n_nodes = nn;
@@ -870,7 +832,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     uint32_t cap_g = 0;
     for (uint32_t v = 0; v < nn;) {
         uint32_t e = v;
-        while (e < nn && comp_of[e] == comp_of[v]) e++;
+        while (e < nn && comp[old_of[e]] == comp[old_of[v]]) e++;
         bool cyc = e - v > 1;
         for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1] && !cyc; j++) cyc = c->in[j] >> 1 == v;
         for (uint32_t u = v; u < e; u++) c->group[u] = cyc ? c->n_groups : NONE;
@@ -886,7 +848,7 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         while (v < nn && c->group[v] == gi) v++;
         c->group_hi[gi] = v;
     }
-    free(comp_of);
+    free(comp);
     /* Universe gates: an OR that reads does inputs only (the frame rules'
      * "some move that leaves c alone") counts the moves played in the
      * universe U (every does input such ORs read) minus those played in

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/scc.h"
 #include "base/xalloc.h"
 
 /* ---------------------------------------------------------------- builder */
@@ -875,55 +876,12 @@ typedef struct edge {
 typedef struct graph {
     edge_t **out;
     uint32_t *n_out, *cap_out;
-    uint32_t n;
-    /* Tarjan */
-    uint32_t *index, *low, *stack, *comp;
-    bool *on_stack;
-    uint32_t next_index, sp, n_comp;
 } graph_t;
 
-static void tarjan(graph_t *g, uint32_t v)
+static uint32_t graph_edge(const void *ctx, uint32_t u, uint32_t i)
 {
-    /* Iterative Tarjan: an explicit call stack of (vertex, next edge). */
-    uint32_t *cs_v = xmalloc(g->n * sizeof *cs_v), *cs_e = xmalloc(g->n * sizeof *cs_e);
-    uint32_t top = 0;
-    cs_v[top] = v;
-    cs_e[top++] = 0;
-    g->index[v] = g->low[v] = g->next_index++;
-    g->stack[g->sp++] = v;
-    g->on_stack[v] = true;
-    while (top) {
-        uint32_t u = cs_v[top - 1];
-        if (cs_e[top - 1] < g->n_out[u]) {
-            uint32_t w = g->out[u][cs_e[top - 1]++].to;
-            if (g->index[w] == UINT32_MAX) {
-                g->index[w] = g->low[w] = g->next_index++;
-                g->stack[g->sp++] = w;
-                g->on_stack[w] = true;
-                cs_v[top] = w;
-                cs_e[top++] = 0;
-            } else if (g->on_stack[w] && g->index[w] < g->low[u]) {
-                g->low[u] = g->index[w];
-            }
-            continue;
-        }
-        if (g->low[u] == g->index[u]) {
-            uint32_t w;
-            do {
-                w = g->stack[--g->sp];
-                g->on_stack[w] = false;
-                g->comp[w] = g->n_comp;
-            } while (w != u);
-            g->n_comp++;
-        }
-        top--;
-        if (top) {
-            uint32_t p = cs_v[top - 1];
-            if (g->low[u] < g->low[p]) g->low[p] = g->low[u];
-        }
-    }
-    free(cs_v);
-    free(cs_e);
+    const graph_t *g = ctx;
+    return i < g->n_out[u] ? g->out[u][i].to : SCC_NONE;
 }
 
 /* Components in evaluation order; within one, creation order (qsort is not
@@ -950,7 +908,7 @@ static bool order_rules(builder_t *b)
     for (uint32_t i = 0; i < n; i++) by_rel[fill[rules[i].head_rel]++] = i;
     free(fill);
 
-    graph_t g = {.n = n};
+    graph_t g = {0};
     g.out = xcalloc(n ? n : 1, sizeof *g.out);
     g.n_out = xcalloc(n ? n : 1, sizeof *g.n_out);
     g.cap_out = xcalloc(n ? n : 1, sizeof *g.cap_out);
@@ -971,25 +929,19 @@ static bool order_rules(builder_t *b)
             }
         }
     }
-    g.index = xmalloc((n ? n : 1) * sizeof *g.index);
-    memset(g.index, 0xff, (n ? n : 1) * sizeof *g.index);
-    g.low = xmalloc((n ? n : 1) * sizeof *g.low);
-    g.stack = xmalloc((n ? n : 1) * sizeof *g.stack);
-    g.comp = xmalloc((n ? n : 1) * sizeof *g.comp);
-    g.on_stack = xcalloc(n ? n : 1, sizeof *g.on_stack);
-    for (uint32_t v = 0; v < n; v++)
-        if (g.index[v] == UINT32_MAX) tarjan(&g, v);
+    uint32_t *comp = xmalloc((n ? n : 1) * sizeof *comp);
+    uint32_t n_comp = scc_tarjan(&(scc_graph_t){.n = n, .edge = graph_edge, .ctx = &g}, comp, NULL);
     /* Tarjan numbers a component after every component it depends on, so
      * the component number is already an evaluation order. */
     bool ok = true;
-    uint32_t *comp_size = xcalloc(g.n_comp ? g.n_comp : 1, sizeof *comp_size);
-    for (uint32_t i = 0; i < n; i++) comp_size[g.comp[i]]++;
+    uint32_t *comp_size = xcalloc(n_comp ? n_comp : 1, sizeof *comp_size);
+    for (uint32_t i = 0; i < n; i++) comp_size[comp[i]]++;
     for (uint32_t i = 0; i < n; i++) {
-        rules[i].scc = g.comp[i];
-        rules[i].recursive = comp_size[g.comp[i]] > 1;
+        rules[i].scc = comp[i];
+        rules[i].recursive = comp_size[comp[i]] > 1;
         for (uint32_t e = 0; e < g.n_out[i]; e++) {
             if (g.out[i][e].to == i) rules[i].recursive = true;
-            if (g.comp[g.out[i][e].to] == g.comp[i] && g.out[i][e].neg && ok) {
+            if (comp[g.out[i][e].to] == comp[i] && g.out[i][e].neg && ok) {
                 diag_error(b->d, b->p->src, rules[i].bridge ? 0 : rules[i].src_off,
                            "negation inside a recursive cycle: this rule depends negatively on a rule that depends on it");
                 b->errors++;
@@ -997,16 +949,12 @@ static bool order_rules(builder_t *b)
             }
         }
     }
-    r->n_sccs = g.n_comp;
+    r->n_sccs = n_comp;
     for (uint32_t i = 0; i < n; i++) free(g.out[i]);
     free(g.out);
     free(g.n_out);
     free(g.cap_out);
-    free(g.index);
-    free(g.low);
-    free(g.stack);
-    free(g.comp);
-    free(g.on_stack);
+    free(comp);
     free(comp_size);
     free(first);
     free(by_rel);
