@@ -13,16 +13,18 @@
  * Diagnostics are buffered and printed sorted by source offset, so that a
  * description's problems read top to bottom whatever pass found them.
  *
- * Everything untrusted is bounded: SCCs are computed without recursion,
- * unification has a step budget (when it runs out the literals are taken
- * to unify, which can only add dependency edges), and the expensive cycle
- * explanations are given for the first few negative cycles only. */
+ * Everything untrusted is bounded: SCCs are computed without recursion
+ * (base/scc.h), unification has a step budget (when it runs out the
+ * literals are taken to unify, which can only add dependency edges), and
+ * the expensive cycle explanations are given for the first few negative
+ * cycles only. */
 #include "gdl/validate.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/scc.h"
 #include "base/xalloc.h"
 
 #define NONE UINT32_MAX
@@ -535,70 +537,6 @@ static void check_safety(val_t *v, const rule_t *r)
     vs_free(&anywhere);
 }
 
-/* ---- graphs: strongly connected components without recursion ---------- */
-
-/* Tarjan's algorithm over a graph in CSR form (edges of node u are
- * adj[off[u] .. off[u+1])). comp[u] gets the component id; ids are in
- * reverse topological order: an edge u->w between components has
- * comp[w] < comp[u]. Returns the number of components. */
-static uint32_t scc(uint32_t n, const uint32_t *off, const uint32_t *adj, uint32_t *comp)
-{
-    uint32_t *index = xmalloc((size_t)n * sizeof *index + 1);
-    uint32_t *low = xmalloc((size_t)n * sizeof *low + 1);
-    uint32_t *stack = xmalloc((size_t)n * sizeof *stack + 1);
-    uint32_t *call = xmalloc((size_t)n * sizeof *call + 1); /* DFS path */
-    uint32_t *pos = xmalloc((size_t)n * sizeof *pos + 1);   /* next edge per node */
-    bool *on = xcalloc((size_t)n + 1, sizeof *on);
-    for (uint32_t u = 0; u < n; u++) index[u] = NONE;
-    uint32_t next_index = 0, sp = 0, ncomp = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (index[root] != NONE) continue;
-        uint32_t depth = 0;
-        call[depth++] = root;
-        index[root] = low[root] = next_index++;
-        pos[root] = off[root];
-        stack[sp++] = root;
-        on[root] = true;
-        while (depth) {
-            uint32_t u = call[depth - 1];
-            if (pos[u] < off[u + 1]) {
-                uint32_t w = adj[pos[u]++];
-                if (index[w] == NONE) {
-                    index[w] = low[w] = next_index++;
-                    pos[w] = off[w];
-                    stack[sp++] = w;
-                    on[w] = true;
-                    call[depth++] = w;
-                } else if (on[w] && index[w] < low[u]) {
-                    low[u] = index[w];
-                }
-                continue;
-            }
-            depth--;
-            if (low[u] == index[u]) {
-                uint32_t w;
-                do {
-                    w = stack[--sp];
-                    on[w] = false;
-                    comp[w] = ncomp;
-                } while (w != u);
-                ncomp++;
-            }
-            if (depth) {
-                uint32_t parent = call[depth - 1];
-                if (low[u] < low[parent]) low[parent] = low[u];
-            }
-        }
-    }
-    free(index);
-    free(low);
-    free(stack);
-    free(call);
-    free(pos);
-    free(on);
-    return ncomp;
-}
-
 /* ---- unification of two sentences renamed apart ------------------------ */
 
 typedef struct unifier {
@@ -815,7 +753,7 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
     free(hrules);
 
     g->comp = xmalloc(((size_t)n + 1) * sizeof *g->comp);
-    uint32_t ncomp = scc(n, g->off, g->to ? g->to : g->off, g->comp);
+    uint32_t ncomp = scc_csr(n, g->off, g->to ? g->to : g->off, g->comp);
 
     /* What each rule reaches, propagated component by component from the
      * sinks (component ids are in reverse topological order). */
@@ -1026,7 +964,7 @@ static void check_recursion(val_t *v, const rgraph_t *g)
         adj[fill[rel_id(v, g->rule[g->occ[k].rule]->head->sym)]++] = rel_id(v, g->occ[k].atom->sym);
     free(fill);
     uint32_t *rcomp = xmalloc(((size_t)nr + 1) * sizeof *rcomp);
-    scc(nr, off, adj, rcomp);
+    scc_csr(nr, off, adj, rcomp);
     free(off);
     free(adj);
 

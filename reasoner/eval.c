@@ -67,8 +67,9 @@ static bool relstore_add_index(relstore_t *s, const idx_spec_t *spec, uint32_t i
     return true;
 }
 
-/* The index key of a path (see plan_order in rules.c): a whole argument,
- * or the functor and one argument of a function term, mixed; 0 = none. */
+/* The index key of a path (see rb_plan_order_from in rules_plan.c): a
+ * whole argument, or the functor and one argument of a function term,
+ * mixed; 0 = none. */
 static inline tid_t path_mix(sym_t functor, tid_t v)
 {
     tid_t k = v * 0x85ebca6bu + functor * 0xc2b2ae35u;
@@ -464,7 +465,7 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
  * oldest call of that cycle (the leader) runs its rules again, marking
  * the calls evaluated under it stale so that they are evaluated again
  * when reached, until a pass adds no answer (positive recursion only:
- * negation is stratified, rules.c). */
+ * negation is stratified, rules_normalise.c). */
 enum { CALL_DONE, CALL_BUSY, CALL_PARTIAL, CALL_STALE };
 
 static void eval_call(evaluator_t *ev, uint32_t rel, uint32_t call, bool listed);

@@ -8,10 +8,11 @@
  * proposition: base propositions (true), inputs (does), and views.
  *
  * The circuit: a proposition is the OR of its instances, an instance the
- * AND of its literals; propnet_circuit.c simplifies that network (constant
- * folding, wires, merged gates, factored frame rules, legal moves gated by
- * whose turn it is, goal-only gates evaluated on demand) and runs it
- * incrementally with counters (see propnet_circuit.h).
+ * AND of its literals; propnet_circuit_build.c simplifies that network
+ * (constant folding, wires, merged gates, factored frame rules, legal moves
+ * gated by whose turn it is, goal-only gates evaluated on demand) and
+ * propnet_circuit_run.c runs it incrementally with counters (see
+ * propnet_circuit.h).
  *
  * A state is a bitset over the base propositions, numbered in the sorted
  * order of their canonical text, so that printing a state is sorted.

@@ -1,5 +1,6 @@
 /* propnet_circuit.h - the optimised circuit that the propnet engine runs
- * (private to reasoner/; propnet.c grounds, this file simplifies and runs).
+ * (private to reasoner/; propnet.c grounds, propnet_circuit_build.c
+ * simplifies, propnet_circuit_run.c runs).
  *
  * Input: the ground network as grounding records it (a proposition is the
  * OR of its instances, an instance the AND of its literals) and which

@@ -1,37 +1,20 @@
-/* propnet_circuit.c - build and run the propnet's optimised circuit (see
- * propnet_circuit.h for what and why). */
-#include "reasoner/propnet_circuit.h"
+/* propnet_circuit_build.c - build the propnet's optimised circuit (see
+ * propnet_circuit.h for what and why): simplify the recorded network, then
+ * lay it out for the run (propnet_circuit_run.c) in named passes over one
+ * build context (pn_circuit_build, at the end, is their driver). */
+#include "reasoner/propnet_circuit_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/scc.h"
 #include "base/xalloc.h"
 
-#define NONE UINT32_MAX
 /* Edges from one node into the gates of a mutex group of size gs that go
  * to a table by member rather than stay counter edges. */
 #define PN_MUX_TABLE(n, gs) ((n) >= 2 && (n) * 4 >= (gs) + 1)
-#define PN_LSUM_MIN 8 /* legal words of a role from which its summary is kept and read */
 #define LIT_TRUE 0u  /* node 0 is the constant true */
 #define LIT_FALSE 1u /* its negation */
-
-enum { K_TRUE, K_IN, K_AND, K_OR };
-/* Node flags: has outputs, fan-out, several outputs, mutex tables, member
- * of a mutex group, outputs to a legal summary, cyclic groups or tables. */
-enum { FL_OUT = 1, FL_FAN = 2, FL_MULTI = 4, FL_MUX = 8, FL_MEMBER = 16, FL_LSUM = 32, FL_SLOW = 64, FL_SHIFT = 8 };
-
-/* What a flip of a node touches, packed for the hot loop. The counter
- * edges are the target gates, those that read the node as it is first,
- * then those that read its negation: a flip adds the same +1 or -1 to
- * every gate of a run, so the loop neither decodes nor branches on the
- * polarity of each edge (speedChess: 15 instructions per edge were 8). */
-typedef struct pn_node {
-    /* Counter edges (in cedge): [fan, mid) positive, [mid, the next node's
-     * fan) negated; 16 bytes, so that speedChess's nodes fit in L2. */
-    uint32_t fan, mid;
-    uint32_t out; /* the output's word, or (FL_MULTI) where in mouts: count, entries */
-    uint32_t fl;  /* FL_* | the output's bit in its word << FL_SHIFT */
-} pn_node_t;
 
 /* ------------------------------------------------------------ building */
 
@@ -47,6 +30,13 @@ typedef struct bld {
     uint32_t n, cap;
     uint32_t n_aliased; /* aliases made, to detect a fixpoint */
 } bld_t;
+
+/* The i-th input of node u, for scc_tarjan. */
+static uint32_t bnode_edge(const void *ctx, uint32_t u, uint32_t i)
+{
+    const bld_t *b = ctx;
+    return i < b->nd[u].n ? b->nd[u].in[i] >> 1 : SCC_NONE;
+}
 
 static uint32_t b_new(bld_t *b, uint8_t kind)
 {
@@ -253,7 +243,13 @@ static bool b_simplify_all(bld_t *b, const pn_raw_t *raw)
     return ok;
 }
 
-/* References to each node from live gates' inputs and from the outputs. */
+/* An edge into a guarded gate: from node p, into mutex group g whose
+ * member m guards it; e the gate (and the edge's polarity). Sorted by
+ * p, g, m. */
+typedef struct gedge {
+    uint32_t p, g, m, e;
+} gedge_t;
+
 static int cmp_gedge(const void *x, const void *y)
 {
     const uint32_t *a = x, *b = y;
@@ -262,6 +258,7 @@ static int cmp_gedge(const void *x, const void *y)
     return 0;
 }
 
+/* References to each node from live gates' inputs and from the outputs. */
 static uint32_t *b_refcounts(bld_t *b, const uint32_t *outs, uint32_t n_outs)
 {
     uint32_t *ref = xcalloc(b->n ? b->n : 1, sizeof *ref);
@@ -605,53 +602,42 @@ static uint32_t b_and_without(bld_t *b, uint32_t and_node, uint32_t g)
     return a;
 }
 
-/* --------------------------------------------------------------- circuit */
+/* ------------------------------------------------------ the build passes */
 
-struct pn_circuit {
-    uint32_t n_nodes;
-    uint8_t *kind;
-    uint32_t *in_off, *in;       /* inputs of each gate (new literals) */
-    uint32_t *fan_off, *grp_off, *int_off, *fan;
-    uint32_t *cedge;             /* the counter edges, node after node (pn_node_t) */
-    uint32_t *group;             /* per node: its cyclic group or NONE */
-    uint8_t *in_u;               /* per node: a does input of the universe */
-    uint8_t *lazy;               /* per node: read by goals only, evaluated on demand */
-    uint32_t *lazy_list, n_lazy, cap_lazy;
-    uint32_t n_ugates, *ugates;  /* universe gates */
-    uint32_t n_groups, *group_lo, *group_hi;
-    uint8_t *has_out;            /* FL_* */
-    pn_node_t *node;
-    uint32_t *mouts;
-    uint32_t *out_off, *outs;    /* index << 2 | OUT_* */
-    uint32_t n_base, n_words;
-    uint32_t *base_node;         /* per state bit, or NONE */
-    uint32_t n_roles;
-    uint32_t *n_moves, **does_node;
-    uint32_t *lw_off, n_lwords;  /* legal bitset words per role */
-    uint32_t *gate;              /* per role: gate literal, or NONE */
-    uint32_t **legal_lit;
-    uint8_t **legal_gated;
-    uint32_t n_next, *next_lit, *next_bit;
-    uint32_t terminal_lit;
-    uint32_t *n_goals, **goal_lit;
-    /* mutex groups (see the build) */
-    uint32_t n_mg, cap_mg, *mg_size, *mg_off, *mg_mem;
-    uint32_t *mgroup, *midx;     /* per node: its group (or NONE), index in it */
-    uint32_t *gd_off, *gd;       /* per member node: the gates it guards */
-    bool has_lsum;               /* a role's legal moves are summarised (FL_LSUM) */
-    uint32_t *gd_lit;            /* per guarded gate of two inputs: the other literal, else NONE */
-    uint32_t *mux_off, *mux;     /* per node: (group, table) pairs */
-    uint32_t *mtab, *medge, n_medge; /* per table: member -> edges */
-    size_t n_gates, n_edges;
-};
+/* What the passes of pn_circuit_build share: the network being simplified
+ * and its outputs, then the circuit being laid out. */
+typedef struct cbuild {
+    const pn_raw_t *raw;
+    bld_t b;
+    uint32_t *pool; /* the recorded network's inputs (see b_free) */
+    uint32_t nr;    /* roles */
+    /* Output literals: terminal, the next ones, legal moves (per role,
+     * from legal_at), goals (per role), then per role the literal its
+     * legal moves are gated by (from gate_at; LIT_TRUE when none). */
+    uint32_t *outs, n_outs, legal_at, gate_at;
+    uint8_t *gated;    /* per output: a legal move read under its role's gate */
+    uint8_t *has_gate; /* per role */
+    uint8_t *live;     /* per builder node: 0 dead, 1 core, 2 lazy (goals only) */
+    /* The circuit's nodes are the live ones, in evaluation order. */
+    uint32_t nn, *newid, *old_of; /* builder node -> circuit node (or NONE), and back */
+    uint32_t *comp;               /* per builder node: its strongly connected component */
+    pn_circuit_t *c;
+    uint8_t *ugate;          /* per node: a universe gate */
+    uint32_t *exc_off, *exc; /* per universe gate: its exceptions */
+    uint32_t *guard;         /* per node: the mutex member that guards it, or NONE */
+    uint32_t *extra, n_extra; /* guarded edges kept as counter edges: pairs p, edge */
+} cbuild_t;
 
-pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
+/* The recorded network as builder nodes: a proposition is the OR of its
+ * instances, an instance the AND of its literals. */
+static void load_network(cbuild_t *cb)
 {
-    bld_t b = {0};
+    const pn_raw_t *raw = cb->raw;
+    bld_t *b = &cb->b;
     uint32_t np = raw->n_props;
-    for (uint32_t p = 0; p < np; p++) b_new(&b, p == 0 ? K_TRUE : raw->is_input[p] ? K_IN : K_OR);
-    b.alias[1] = LIT_FALSE;
-    b.nd[1].kind = K_TRUE;
+    for (uint32_t p = 0; p < np; p++) b_new(b, p == 0 ? K_TRUE : raw->is_input[p] ? K_IN : K_OR);
+    b->alias[1] = LIT_FALSE;
+    b->nd[1].kind = K_TRUE;
     /* The recorded network's inputs go to one pool (contiguous, one
      * allocation); a gate that grows later moves its own out. */
     uint32_t *pool = xmalloc(((size_t)raw->n_inst + raw->inst_lit[raw->n_inst] + 1) * sizeof *pool);
@@ -659,21 +645,27 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         uint32_t *hc = xcalloc((size_t)np + 1, sizeof *hc);
         for (uint32_t i = 0; i < raw->n_inst; i++) hc[raw->inst_head[i] + 1]++;
         for (uint32_t p = 0; p < np; p++) hc[p + 1] += hc[p];
-        for (uint32_t p = 0; p < np; p++) b.nd[p].in = pool + hc[p];
+        for (uint32_t p = 0; p < np; p++) b->nd[p].in = pool + hc[p];
         free(hc);
     }
     for (uint32_t i = 0; i < raw->n_inst; i++) {
-        uint32_t a = b_new(&b, K_AND), lo = raw->inst_lit[i], nl = raw->inst_lit[i + 1] - lo;
-        b.nd[a].in = pool + raw->n_inst + lo;
+        uint32_t a = b_new(b, K_AND), lo = raw->inst_lit[i], nl = raw->inst_lit[i + 1] - lo;
+        b->nd[a].in = pool + raw->n_inst + lo;
         /* a body of no literals (a fact) may come with no literal array
          * at all: raw->lits + lo would be arithmetic on NULL */
-        if (nl) memcpy(b.nd[a].in, raw->lits + lo, nl * sizeof *raw->lits);
-        b.nd[a].n = nl;
-        bnode_t *h = &b.nd[raw->inst_head[i]];
+        if (nl) memcpy(b->nd[a].in, raw->lits + lo, nl * sizeof *raw->lits);
+        b->nd[a].n = nl;
+        bnode_t *h = &b->nd[raw->inst_head[i]];
         h->in[h->n++] = a << 1;
     }
+    cb->pool = pool;
+}
+
+/* Output literals, gathered in one array (refcounts, liveness). */
+static void collect_outputs(cbuild_t *cb)
+{
+    const pn_raw_t *raw = cb->raw;
     uint32_t nr = raw->n_roles;
-    /* Output literals, gathered in one array (refcounts, liveness). */
     uint32_t n_outs = 1 + raw->n_next + nr;
     for (uint32_t r = 0; r < nr; r++) n_outs += raw->n_moves[r] + raw->n_goals[r];
     uint32_t *outs = xmalloc(n_outs * sizeof *outs), k = 0;
@@ -686,89 +678,98 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         for (uint32_t j = 0; j < raw->n_goals[r]; j++) outs[k++] = raw->goal_prop[r][j] << 1;
     uint32_t gate_at = k;
     for (uint32_t r = 0; r < nr; r++) outs[k++] = LIT_TRUE;
+    cb->nr = nr;
+    cb->outs = outs;
+    cb->n_outs = n_outs;
+    cb->legal_at = legal_at;
+    cb->gate_at = gate_at;
+    cb->gated = xcalloc(n_outs, 1);
+    cb->has_gate = xcalloc(nr ? nr : 1, 1);
+}
 
-    bool in_time = b_simplify_all(&b, raw);
-
-    /* Legal gating: per role, the literal most legal moves share. */
-    uint8_t *gated = xcalloc(n_outs, 1), *has_gate = xcalloc(nr ? nr : 1, 1);
-    if (!in_time) goto late;
-    {
-        uint32_t at = legal_at;
-        for (uint32_t r = 0; r < nr; r++) {
-            /* Sized now: gating an earlier role made nodes. */
-            uint32_t *freq = xcalloc(2 * (size_t)b.n, sizeof *freq);
-            uint32_t nm = raw->n_moves[r], best = NONE, bf = 0;
-            for (uint32_t m = 0; m < nm; m++) {
-                uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
-                for (uint32_t j = 0; j < nc; j++) freq[c[j]]++;
-                free(c);
-            }
-            for (uint32_t m = 0; m < nm; m++) {
-                uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
-                for (uint32_t j = 0; j < nc; j++) {
-                    if (freq[c[j]] > bf || (freq[c[j]] == bf && c[j] < best)) {
-                        bf = freq[c[j]];
-                        best = c[j];
-                    }
-                }
-                free(c);
-            }
-            for (uint32_t m = 0; m < nm; m++) {
-                uint32_t nc, *c = b_common(&b, b_res(&b, outs[at + m]), &nc);
-                for (uint32_t j = 0; j < nc; j++) freq[c[j]] = 0;
-                free(c);
-            }
-            free(freq);
-            if (bf >= 2) {
-                outs[gate_at + r] = best;
-                has_gate[r] = 1;
-                for (uint32_t m = 0; m < nm; m++) {
-                    uint32_t l = b_res(&b, outs[at + m]), nc, *c = b_common(&b, l, &nc);
-                    bool has = false;
-                    for (uint32_t j = 0; j < nc; j++) has |= c[j] == best;
-                    free(c);
-                    if (!has) continue;
-                    uint32_t x;
-                    if (b.nd[l >> 1].kind == K_AND) {
-                        x = b_and_without(&b, l >> 1, best);
-                    } else {
-                        x = b_new(&b, K_OR);
-                        for (uint32_t j = 0; j < b.nd[l >> 1].n; j++)
-                            b_add(&b, x, b_and_without(&b, b.nd[l >> 1].in[j] >> 1, best) << 1);
-                    }
-                    /* The legal gate itself becomes gate and x, for the
-                     * rules that read legal (Checkers' "has a legal move"):
-                     * factoring then takes the gate out of their ORs. */
-                    bnode_t *ln = &b.nd[l >> 1];
-                    ln->kind = K_AND;
-                    ln->n = 0;
-                    b_add(&b, l >> 1, best);
-                    b_add(&b, l >> 1, x << 1);
-                    outs[at + m] = x << 1;
-                    gated[at + m] = 1;
-                }
-            }
-            at += nm;
+/* Legal gating: per role, the literal most legal moves share. */
+static void gate_legal(cbuild_t *cb)
+{
+    const pn_raw_t *raw = cb->raw;
+    bld_t *b = &cb->b;
+    uint32_t nr = cb->nr, *outs = cb->outs, legal_at = cb->legal_at, gate_at = cb->gate_at;
+    uint8_t *gated = cb->gated, *has_gate = cb->has_gate;
+    uint32_t at = legal_at;
+    for (uint32_t r = 0; r < nr; r++) {
+        /* Sized now: gating an earlier role made nodes. */
+        uint32_t *freq = xcalloc(2 * (size_t)b->n, sizeof *freq);
+        uint32_t nm = raw->n_moves[r], best = NONE, bf = 0;
+        for (uint32_t m = 0; m < nm; m++) {
+            uint32_t nc, *c = b_common(b, b_res(b, outs[at + m]), &nc);
+            for (uint32_t j = 0; j < nc; j++) freq[c[j]]++;
+            free(c);
         }
+        for (uint32_t m = 0; m < nm; m++) {
+            uint32_t nc, *c = b_common(b, b_res(b, outs[at + m]), &nc);
+            for (uint32_t j = 0; j < nc; j++) {
+                if (freq[c[j]] > bf || (freq[c[j]] == bf && c[j] < best)) {
+                    bf = freq[c[j]];
+                    best = c[j];
+                }
+            }
+            free(c);
+        }
+        for (uint32_t m = 0; m < nm; m++) {
+            uint32_t nc, *c = b_common(b, b_res(b, outs[at + m]), &nc);
+            for (uint32_t j = 0; j < nc; j++) freq[c[j]] = 0;
+            free(c);
+        }
+        free(freq);
+        if (bf >= 2) {
+            outs[gate_at + r] = best;
+            has_gate[r] = 1;
+            for (uint32_t m = 0; m < nm; m++) {
+                uint32_t l = b_res(b, outs[at + m]), nc, *c = b_common(b, l, &nc);
+                bool has = false;
+                for (uint32_t j = 0; j < nc; j++) has |= c[j] == best;
+                free(c);
+                if (!has) continue;
+                uint32_t x;
+                if (b->nd[l >> 1].kind == K_AND) {
+                    x = b_and_without(b, l >> 1, best);
+                } else {
+                    x = b_new(b, K_OR);
+                    for (uint32_t j = 0; j < b->nd[l >> 1].n; j++)
+                        b_add(b, x, b_and_without(b, b->nd[l >> 1].in[j] >> 1, best) << 1);
+                }
+                /* The legal gate itself becomes gate and x, for the
+                 * rules that read legal (Checkers' "has a legal move"):
+                 * factoring then takes the gate out of their ORs. */
+                bnode_t *ln = &b->nd[l >> 1];
+                ln->kind = K_AND;
+                ln->n = 0;
+                b_add(b, l >> 1, best);
+                b_add(b, l >> 1, x << 1);
+                outs[at + m] = x << 1;
+                gated[at + m] = 1;
+            }
+        }
+        at += nm;
     }
-    if (raw_late(raw) || !b_factor(&b, outs, n_outs, raw)) goto late;
-    if (!b_simplify_all(&b, raw)) goto late;
-    for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
-    if (raw_late(raw)) goto late;
-    b_flatten(&b, outs, n_outs);
-    for (uint32_t j = 0; j < n_outs; j++) outs[j] = b_res(&b, outs[j]);
+}
 
-    /* Live nodes: those an output reads, plus the inputs. The ones that
-     * only goals read (Reversi's disc count) are "lazy": playouts need
-     * goals at the end only, so they are evaluated when asked, not kept
-     * up to date at every step. live: 1 core, 2 lazy. */
-    uint32_t n = b.n, goal_lo = legal_at;
+/* Live nodes: those an output reads, plus the inputs. The ones that
+ * only goals read (Reversi's disc count) are "lazy": playouts need
+ * goals at the end only, so they are evaluated when asked, not kept
+ * up to date at every step. live: 1 core, 2 lazy. */
+static void mark_live(cbuild_t *cb)
+{
+    const pn_raw_t *raw = cb->raw;
+    bld_t *b = &cb->b;
+    uint32_t np = raw->n_props, nr = cb->nr, *outs = cb->outs, n_outs = cb->n_outs, legal_at = cb->legal_at,
+             gate_at = cb->gate_at;
+    uint32_t n = b->n, goal_lo = legal_at;
     for (uint32_t r = 0; r < nr; r++) goal_lo += raw->n_moves[r];
     uint8_t *live = xcalloc(n, 1);
     uint32_t *st = xmalloc(n * sizeof *st), sp = 0;
     live[0] = 1;
     for (uint32_t p = 0; p < np; p++)
-        if (b.nd[p].kind == K_IN) live[p] = 1;
+        if (b->nd[p].kind == K_IN) live[p] = 1;
     for (uint8_t mark = 1; mark <= 2; mark++) {
         for (uint32_t j = 0; j < n_outs; j++) {
             bool goal = j >= goal_lo && j < gate_at;
@@ -778,8 +779,8 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         }
         while (sp) {
             uint32_t u = st[--sp];
-            for (uint32_t j = 0; j < b.nd[u].n; j++) {
-                uint32_t w = (b.nd[u].in[j] = b_res(&b, b.nd[u].in[j])) >> 1;
+            for (uint32_t j = 0; j < b->nd[u].n; j++) {
+                uint32_t w = (b->nd[u].in[j] = b_res(b, b->nd[u].in[j])) >> 1;
                 if (!live[w]) {
                     live[w] = mark;
                     st[sp++] = w;
@@ -787,63 +788,25 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             }
         }
     }
+    free(st);
+    cb->live = live;
+}
 
-    /* Tarjan over live nodes, edges to inputs: components complete inputs
-     * first, which is the evaluation order; node 0 (true) comes first. */
-    uint32_t *idx = xmalloc(n * sizeof *idx), *low = xmalloc(n * sizeof *low);
-    uint32_t *cv = xmalloc(n * sizeof *cv), *ce = xmalloc(n * sizeof *ce);
-    uint8_t *on = xcalloc(n, 1);
-    uint32_t *newid = xmalloc(n * sizeof *newid), *old_of = xmalloc(n * sizeof *old_of);
-    uint32_t *comp_of = xmalloc(n * sizeof *comp_of);
-    memset(idx, 0xff, n * sizeof *idx);
+/* Tarjan over live nodes, edges to inputs: components complete inputs
+ * first, which is the evaluation order; node 0 (true) comes first. The
+ * new id of a node is its place in that order. */
+static void order_components(cbuild_t *cb)
+{
+    bld_t *b = &cb->b;
+    uint32_t n = b->n;
+    const uint8_t *live = cb->live;
+    uint32_t *comp = xmalloc(n * sizeof *comp), *old_of = xmalloc(n * sizeof *old_of);
+    scc_tarjan(&(scc_graph_t){.n = n, .edge = bnode_edge, .ctx = b, .roots = live}, comp, old_of);
+    uint32_t nn = 0;
+    for (uint32_t v = 0; v < n; v++) nn += live[v] != 0;
+    uint32_t *newid = xmalloc(n * sizeof *newid);
     memset(newid, 0xff, n * sizeof *newid);
-    uint32_t nxt = 0, nn = 0, n_comp = 0;
-    sp = 0;
-    for (uint32_t root = 0; root < n; root++) {
-        if (!live[root] || idx[root] != NONE) continue;
-        uint32_t top = 0;
-        cv[top] = root;
-        ce[top++] = 0;
-        idx[root] = low[root] = nxt++;
-        st[sp++] = root;
-        on[root] = 1;
-        while (top) {
-            uint32_t u = cv[top - 1];
-            if (ce[top - 1] < b.nd[u].n) {
-                uint32_t w = b.nd[u].in[ce[top - 1]++] >> 1;
-                if (idx[w] == NONE) {
-                    idx[w] = low[w] = nxt++;
-                    st[sp++] = w;
-                    on[w] = 1;
-                    cv[top] = w;
-                    ce[top++] = 0;
-                } else if (on[w] && idx[w] < low[u]) {
-                    low[u] = idx[w];
-                }
-                continue;
-            }
-            if (low[u] == idx[u]) {
-                uint32_t w;
-                uint32_t first = nn;
-                do {
-                    w = st[--sp];
-                    on[w] = 0;
-                    comp_of[nn] = n_comp;
-                    newid[w] = nn;
-                    old_of[nn++] = w;
-                } while (w != u);
-                (void)first;
-                n_comp++;
-            }
-            top--;
-            if (top && low[u] < low[cv[top - 1]]) low[cv[top - 1]] = low[u];
-        }
-    }
-    free(idx);
-    free(low);
-    free(cv);
-    free(ce);
-    free(on);
+    for (uint32_t v = 0; v < nn; v++) newid[old_of[v]] = v;
 
     pn_circuit_t *c = xcalloc(1, sizeof *c);
     c->n_nodes = nn;
@@ -857,20 +820,31 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             XVEC_RESERVE(&c->lazy_list, &c->cap_lazy, c->n_lazy + 1);
             c->lazy_list[c->n_lazy++] = v;
         }
-        c->kind[v] = b.nd[old_of[v]].kind;
-        c->in_off[v + 1] = c->in_off[v] + b.nd[old_of[v]].n;
+        c->kind[v] = b->nd[old_of[v]].kind;
+        c->in_off[v + 1] = c->in_off[v] + b->nd[old_of[v]].n;
     }
     c->in = xmalloc((c->in_off[nn] ? c->in_off[nn] : 1) * sizeof *c->in);
     for (uint32_t v = 0; v < nn; v++) {
-        const bnode_t *x = &b.nd[old_of[v]];
+        const bnode_t *x = &b->nd[old_of[v]];
         for (uint32_t j = 0; j < x->n; j++) c->in[c->in_off[v] + j] = newid[x->in[j] >> 1] << 1 | (x->in[j] & 1);
     }
-    /* Cyclic groups: components of several nodes, or one that reads itself. */
+    cb->comp = comp;
+    cb->old_of = old_of;
+    cb->newid = newid;
+    cb->nn = nn;
+    cb->c = c;
+}
+
+/* Cyclic groups: components of several nodes, or one that reads itself. */
+static void cyclic_groups(cbuild_t *cb)
+{
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn, *comp = cb->comp, *old_of = cb->old_of;
     c->group_lo = NULL;
     uint32_t cap_g = 0;
     for (uint32_t v = 0; v < nn;) {
         uint32_t e = v;
-        while (e < nn && comp_of[e] == comp_of[v]) e++;
+        while (e < nn && comp[old_of[e]] == comp[old_of[v]]) e++;
         bool cyc = e - v > 1;
         for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1] && !cyc; j++) cyc = c->in[j] >> 1 == v;
         for (uint32_t u = v; u < e; u++) c->group[u] = cyc ? c->n_groups : NONE;
@@ -886,14 +860,22 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         while (v < nn && c->group[v] == gi) v++;
         c->group_hi[gi] = v;
     }
-    free(comp_of);
-    /* Universe gates: an OR that reads does inputs only (the frame rules'
-     * "some move that leaves c alone") counts the moves played in the
-     * universe U (every does input such ORs read) minus those played in
-     * its exceptions U \ inputs, when those are fewer than its inputs. A
-     * joint move that keeps the number of moves played in U (one role
-     * moves, the other waits) then touches only the exceptions of the
-     * moves that changed, not every gate that each move feeds. */
+    free(comp);
+    cb->comp = NULL;
+}
+
+/* Universe gates: an OR that reads does inputs only (the frame rules'
+ * "some move that leaves c alone") counts the moves played in the
+ * universe U (every does input such ORs read) minus those played in
+ * its exceptions U \ inputs, when those are fewer than its inputs. A
+ * joint move that keeps the number of moves played in U (one role
+ * moves, the other waits) then touches only the exceptions of the
+ * moves that changed, not every gate that each move feeds. */
+static void universe_gates(cbuild_t *cb)
+{
+    const pn_raw_t *raw = cb->raw;
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn, nr = cb->nr, *newid = cb->newid;
     c->in_u = xcalloc(nn, 1);
     uint8_t *is_does = xcalloc(nn, 1), *ugate = xcalloc(nn, 1), *mark = xcalloc(nn, 1);
     for (uint32_t r = 0; r < nr; r++)
@@ -937,19 +919,27 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     free(u_list);
     free(is_does);
     free(mark);
-    /* Mutex groups of state bits: a set S where each bit's next is false or
-     * a wire from another bit of S, no bit of S feeds two, and the initial
-     * state has at most one bit of S on (a counter such as (step n), whose
-     * next is (true (step n-1)); whose turn it is). A state reached by next
-     * then has at most one bit of S on (the bits on at t+1 have distinct
-     * sources on at t), and states only come from initial and next. An AND
-     * that reads a member s is false unless s is on: its counter is kept
-     * only while s is the group's active member, and a node that feeds such
-     * gates of many members reaches, through a table indexed by the active
-     * member, only those of the member on (Hex's "(step k) and cell" gates,
-     * one per step, cost one edge instead of one per step). */
-    uint32_t *guard = xmalloc((nn ? nn : 1) * sizeof *guard);
-    memset(guard, 0xff, (nn ? nn : 1) * sizeof *guard);
+    cb->ugate = ugate;
+    cb->exc_off = exc_off;
+    cb->exc = exc;
+}
+
+/* Mutex groups of state bits: a set S where each bit's next is false or
+ * a wire from another bit of S, no bit of S feeds two, and the initial
+ * state has at most one bit of S on (a counter such as (step n), whose
+ * next is (true (step n-1)); whose turn it is). A state reached by next
+ * then has at most one bit of S on (the bits on at t+1 have distinct
+ * sources on at t), and states only come from initial and next. An AND
+ * that reads a member s is false unless s is on: its counter is kept
+ * only while s is the group's active member, and a node that feeds such
+ * gates of many members reaches, through a table indexed by the active
+ * member, only those of the member on (Hex's "(step k) and cell" gates,
+ * one per step, cost one edge instead of one per step). */
+static void mutex_groups(cbuild_t *cb)
+{
+    const pn_raw_t *raw = cb->raw;
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn, *newid = cb->newid, *outs = cb->outs;
     c->mgroup = xmalloc((nn ? nn : 1) * sizeof *c->mgroup);
     memset(c->mgroup, 0xff, (nn ? nn : 1) * sizeof *c->mgroup);
     c->midx = xcalloc(nn ? nn : 1, sizeof *c->midx);
@@ -1018,7 +1008,15 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     c->mg_mem = xmalloc((c->mg_off[c->n_mg] ? c->mg_off[c->n_mg] : 1) * sizeof *c->mg_mem);
     for (uint32_t v = 0; v < nn; v++)
         if (c->mgroup[v] != NONE) c->mg_mem[c->mg_off[c->mgroup[v]] + c->midx[v]] = v;
-    /* Guarded gates: ANDs (not cyclic, not lazy) that read a member. */
+}
+
+/* Guarded gates: ANDs (not cyclic, not lazy) that read a member. */
+static void guard_gates(cbuild_t *cb)
+{
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn;
+    uint32_t *guard = xmalloc((nn ? nn : 1) * sizeof *guard);
+    memset(guard, 0xff, (nn ? nn : 1) * sizeof *guard);
     c->gd_off = xcalloc(nn + 1, sizeof *c->gd_off);
     if (c->n_mg) {
         for (uint32_t v = 0; v < nn; v++) {
@@ -1033,9 +1031,6 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
             }
         }
     }
-    typedef struct gedge {
-        uint32_t p, g, m, e;
-    } gedge_t;
     if (c->n_mg) {
         /* A gate gains from its guard only when an input reaches it through
          * a table (below: a node that feeds gates of many members); the
@@ -1091,9 +1086,16 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         }
         free(fl);
     }
-    /* The edges into guarded gates (but from the guard): those of a node
-     * into one group go to a table by member when they are many, else
-     * they stay counter edges (a dead gate's counter is far below 0). */
+    cb->guard = guard;
+}
+
+/* The edges into guarded gates (but from the guard): those of a node
+ * into one group go to a table by member when they are many, else
+ * they stay counter edges (a dead gate's counter is far below 0). */
+static void mux_tables(cbuild_t *cb)
+{
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn, *guard = cb->guard;
     gedge_t *ge = NULL;
     uint32_t n_ge = 0, cap_ge = 0;
     for (uint32_t v = 0; v < nn; v++) {
@@ -1138,13 +1140,25 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t v = 0; v < nn; v++) c->mux_off[v + 1] += c->mux_off[v];
     c->n_medge = n_med;
     free(ge);
-    /* The literals whose flips a gate counts: its inputs, or for a universe
-     * gate its exceptions (negated: playing one counts down). */
+    cb->extra = extra;
+    cb->n_extra = n_extra;
+}
+
+/* Fan-outs, per node: its counter edges (to the gates that read it, then
+ * the guarded edges that stay counter edges), then the cyclic groups to
+ * mark, then the edges inside its own group. Edges into guarded gates
+ * went to mux_tables' tables instead. */
+static void fanout_layout(cbuild_t *cb)
+{
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn, *guard = cb->guard, *extra = cb->extra, n_extra = cb->n_extra;
+    uint8_t *ugate = cb->ugate;
+    uint32_t *exc_off = cb->exc_off, *exc = cb->exc;
+    /* The literals whose flips a gate counts: its inputs, or for a
+     * universe gate its exceptions (negated: playing one counts down). */
 #define CIN_LO(v) (ugate[v] ? exc_off[v] : c->in_off[v])
 #define CIN_HI(v) (ugate[v] ? exc_off[(v) + 1] : c->in_off[(v) + 1])
 #define CIN(v, j) (ugate[v] ? exc[j] : c->in[j])
-    /* Fan-outs: counter edges, then cyclic groups to mark, then edges
-     * inside the node's own group. */
     uint32_t *cnt_e = xcalloc(nn + 1, sizeof *cnt_e), *cnt_g = xcalloc(nn + 1, sizeof *cnt_g),
              *cnt_i = xcalloc(nn + 1, sizeof *cnt_i);
     for (uint32_t ke = 0; ke < n_extra; ke += 2) cnt_e[extra[ke]]++;
@@ -1220,8 +1234,18 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     for (uint32_t v = 0; v < nn; v++) c->n_gates += c->kind[v] == K_AND || c->kind[v] == K_OR;
     c->n_edges = c->fan_off[nn] + c->n_medge;
     free(guard);
+    cb->extra = cb->exc_off = cb->exc = cb->guard = NULL;
+    cb->ugate = NULL;
+}
 
-    /* Inputs and outputs in new ids. */
+/* Inputs and outputs in new ids: state bits, does inputs, legal moves
+ * (and which are gated), the legal gates, goals, next and terminal. */
+static void io_literals(cbuild_t *cb)
+{
+    const pn_raw_t *raw = cb->raw;
+    pn_circuit_t *c = cb->c;
+    uint32_t nr = cb->nr, *newid = cb->newid, *outs = cb->outs, legal_at = cb->legal_at, gate_at = cb->gate_at;
+    const uint8_t *gated = cb->gated, *has_gate = cb->has_gate;
 #define NEWLIT(l) (newid[(l) >> 1] << 1 | ((l) & 1))
     c->n_base = raw->n_base;
     c->n_words = raw->n_words;
@@ -1269,7 +1293,15 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
     }
     c->terminal_lit = NEWLIT(outs[0]);
 #undef NEWLIT
-    /* Output toggles per node. */
+}
+
+/* Output toggles per node, and the packed node records the run loops
+ * over (pn_node_t): flags, the output's word and bit, and the counter
+ * edges reordered, positive before negated. */
+static void node_records(cbuild_t *cb)
+{
+    pn_circuit_t *c = cb->c;
+    uint32_t nn = cb->nn, nr = cb->nr;
     c->has_out = xcalloc(nn, 1);
     c->out_off = xcalloc(nn + 1, sizeof *c->out_off);
     for (uint32_t i = 0; i < c->n_next; i++) c->out_off[(c->next_lit[i] >> 1) + 1]++;
@@ -1333,23 +1365,55 @@ pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
         d->fl = bit << FL_SHIFT | fl;
     }
     c->node[nn] = (pn_node_t){.fan = n_ce, .mid = n_ce};
+}
 
-    free(newid);
-    free(old_of);
-    free(st);
-    free(live);
-    free(gated);
-    free(has_gate);
-    free(outs);
-    b_free(&b, pool);
-    return c;
+static void cbuild_free(cbuild_t *cb)
+{
+    free(cb->newid);
+    free(cb->old_of);
+    free(cb->live);
+    free(cb->gated);
+    free(cb->has_gate);
+    free(cb->outs);
+    b_free(&cb->b, cb->pool);
+}
 
-late: /* past the deadline, before the circuit itself was allocated */
-    free(gated);
-    free(has_gate);
-    free(outs);
-    b_free(&b, pool);
-    return NULL;
+/* Outputs as the builder's nodes resolve them (after merges and wires). */
+static void resolve_outputs(cbuild_t *cb)
+{
+    for (uint32_t j = 0; j < cb->n_outs; j++) cb->outs[j] = b_res(&cb->b, cb->outs[j]);
+}
+
+pn_circuit_t *pn_circuit_build(const pn_raw_t *raw)
+{
+    cbuild_t cb = {.raw = raw};
+    load_network(&cb);
+    collect_outputs(&cb);
+    /* Simplify the network; past the deadline, give up before the circuit
+     * itself is allocated. */
+    bool in_time = b_simplify_all(&cb.b, raw);
+    if (in_time) gate_legal(&cb);
+    in_time = in_time && !raw_late(raw) && b_factor(&cb.b, cb.outs, cb.n_outs, raw) && b_simplify_all(&cb.b, raw);
+    if (in_time) resolve_outputs(&cb);
+    if (!in_time || raw_late(raw)) {
+        cbuild_free(&cb);
+        return NULL;
+    }
+    b_flatten(&cb.b, cb.outs, cb.n_outs);
+    resolve_outputs(&cb);
+    /* Lay it out. */
+    mark_live(&cb);
+    order_components(&cb);
+    cyclic_groups(&cb);
+    universe_gates(&cb);
+    mutex_groups(&cb);
+    guard_gates(&cb);
+    mux_tables(&cb);
+    fanout_layout(&cb);
+    io_literals(&cb);
+    node_records(&cb);
+    cbuild_free(&cb);
+    return cb.c;
 }
 
 void pn_circuit_size(const pn_circuit_t *c, size_t *gates, size_t *edges)
@@ -1412,603 +1476,3 @@ void pn_circuit_free(pn_circuit_t *c)
     free(c->medge);
     free(c);
 }
-
-/* --------------------------------------------------------------- running */
-
-/* A copy of the running state for a state set from outside (a search
- * returns to its root at every iteration, a benchmark to the initial
- * state): going back is a copy, not the undoing of a whole playout. */
-#define PN_SNAPS 2
-/* Words of the legal summary: one bit per legal word pair, and room for
- * the marks that the next state's toggles make past them. */
-#define PN_LSUM_WORDS(c) (((2 * (c)->n_lwords + (c)->n_words) * 32 + 2047) / 2048 + 1)
-#define PN_SNAP_MAX_NODES (1u << 21)
-typedef struct pn_snap {
-    bool ok;
-    uint64_t used;
-    int32_t *cnt;
-    uint32_t *bits, *applied, *last_does, *act;
-} pn_snap_t;
-
-struct pn_run {
-    const pn_circuit_t *c;
-    const pn_node_t *node; /* c->node, one load less per flip */
-    /* Per node: a gate's counter, an input's value (1 or 0); the node's
-     * value is cnt > 0 (no array of values to keep in step: a flip writes
-     * one line less, a snapshot copies less). */
-    int32_t *cnt;
-    uint8_t *gold; /* a cyclic group's values before its recount */
-    uint32_t *stack, n_stack, cap_stack;
-    uint32_t *queue; /* cyclic recompute */
-    uint64_t *pending;
-    uint32_t n_pwords;
-    uint32_t *applied;
-    uint32_t *bits; /* next state [0, n_words), legal moves, legal moves under the gate */
-    uint32_t *next_bits;
-    uint32_t *lsum; /* per legal word pair: a bit set when it was touched (clear: both words are 0) */
-    uint32_t *last_does;
-    uint32_t *act;           /* per mutex group: the active member's index, or NONE */
-    uint32_t *touched, n_touched; /* mutex groups whose members flipped */
-    uint32_t *cand;               /* per touched group: the member that came on, or NONE */
-    uint8_t *tflag;
-    move_id_t **legal;
-    uint32_t *n_legal;
-    uint32_t *legal_gen, gen; /* a role's list holds for the state of generation gen */
-    bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
-    pn_snap_t snap[PN_SNAPS];
-    uint64_t tick;
-};
-
-static inline void run_toggle(pn_run_t *x, uint32_t e)
-{
-    x->bits[e >> 5] ^= 1u << (e & 31);
-}
-
-static inline void run_flip(pn_run_t *x, uint32_t v, uint32_t nv)
-{
-    const pn_node_t *d = &x->node[v];
-    uint32_t fl = d->fl;
-    if (fl & FL_FAN) {
-        if (__builtin_expect(x->n_stack == x->cap_stack, 0)) {
-            x->cap_stack *= 2;
-            x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
-        }
-        x->stack[x->n_stack++] = v << 1 | nv;
-    }
-    if (fl & FL_OUT) {
-        if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            x->bits[d->out] ^= 1u << (fl >> FL_SHIFT);
-        } else {
-            /* A node with a move of a summarised role marks the word pairs
-             * it toggles (they may be nonzero); the others need not. */
-            const uint32_t *m = x->c->mouts + d->out;
-            if (fl & FL_LSUM)
-                for (uint32_t o = 1; o <= m[0]; o++) {
-                    run_toggle(x, m[o]);
-                    x->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
-                }
-            else
-                for (uint32_t o = 1; o <= m[0]; o++) run_toggle(x, m[o]);
-        }
-    }
-}
-
-/* The same for the propagation loop, on local copies of the running
- * state: a store to a counter may alias x's fields (int32_t and uint32_t
- * alias), so a flip that reads these through x reloads them all. */
-typedef struct run_hot {
-    const pn_node_t *node;
-    const uint32_t *mouts;
-    uint32_t *bits, *lsum, *stack;
-    uint32_t n_stack, cap;
-} run_hot_t;
-
-static __attribute__((noinline)) uint32_t *run_grow(pn_run_t *x)
-{
-    x->cap_stack *= 2;
-    x->stack = xreallocarray(x->stack, x->cap_stack, sizeof *x->stack);
-    return x->stack;
-}
-
-static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
-{
-    const pn_node_t *d = &h->node[v];
-    uint32_t fl = d->fl;
-    if (fl & FL_FAN) {
-        if (__builtin_expect(h->n_stack == h->cap, 0)) {
-            h->stack = run_grow(x);
-            h->cap = x->cap_stack;
-        }
-        h->stack[h->n_stack++] = v << 1 | nv;
-    }
-    if (fl & FL_OUT) {
-        if (__builtin_expect(!(fl & FL_MULTI), 1)) {
-            h->bits[d->out] ^= 1u << (fl >> FL_SHIFT);
-        } else {
-            const uint32_t *m = h->mouts + d->out;
-            if (fl & FL_LSUM)
-                for (uint32_t o = 1; o <= m[0]; o++) {
-                    h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
-                    h->lsum[m[o] >> 11] |= 1u << ((m[o] >> 6) & 31);
-                }
-            else
-                for (uint32_t o = 1; o <= m[0]; o++) h->bits[m[o] >> 5] ^= 1u << (m[o] & 31);
-        }
-    }
-}
-
-/* A gate's counter from its inputs' values (inside a cyclic group, the
- * group's own inputs count as false). */
-static int32_t run_count(const pn_run_t *x, uint32_t v, uint32_t glo, uint32_t ghi)
-{
-    const pn_circuit_t *c = x->c;
-    int32_t n = 0;
-    for (uint32_t j = c->in_off[v]; j < c->in_off[v + 1]; j++) {
-        uint32_t l = c->in[j], p = l >> 1;
-        if (p >= glo && p < ghi) continue;
-        n += ((uint32_t)(x->cnt[p] > 0) ^ l) & 1;
-    }
-    return c->kind[v] == K_AND ? n - (int32_t)(c->in_off[v + 1] - c->in_off[v]) + 1 : n;
-}
-
-/* Least fixpoint of a cyclic group from its support outside: counters
- * from the outside inputs, then breadth-first along the group's own
- * (positive) edges. Sets cnt; returns nothing, values are cnt > 0. */
-static void run_group_fix(pn_run_t *x, uint32_t gi)
-{
-    const pn_circuit_t *c = x->c;
-    uint32_t lo = c->group_lo[gi], hi = c->group_hi[gi], qh = 0, qt = 0;
-    for (uint32_t v = lo; v < hi; v++) {
-        x->cnt[v] = run_count(x, v, lo, hi);
-        if (x->cnt[v] > 0) x->queue[qt++] = v;
-    }
-    while (qh < qt) {
-        uint32_t p = x->queue[qh++];
-        for (uint32_t f = c->int_off[p]; f < c->fan_off[p + 1]; f++) {
-            uint32_t q = c->fan[f];
-            if (++x->cnt[q] == 1) x->queue[qt++] = q;
-        }
-    }
-}
-
-/* A popped node's rare work (cyclic groups to mark, mutex tables), out of
- * the hot loop so that the loop keeps fewer values live. fe: the node's
- * group list. */
-static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e)
-{
-    const pn_circuit_t *c = x->c;
-    int32_t *cnt = x->cnt;
-    uint32_t p = e >> 1, v = e & 1, fl = c->node[p].fl;
-    for (uint32_t k = c->grp_off[p]; k < c->int_off[p]; k++) {
-        uint32_t gi = c->fan[k];
-        x->pending[gi >> 6] |= 1ULL << (gi & 63);
-    }
-    if (fl & FL_MUX) {
-        for (uint32_t k = c->mux_off[p]; k < c->mux_off[p + 1]; k++) {
-            uint32_t a = x->act[c->mux[2 * k]];
-            if (a == NONE) continue;
-            const uint32_t *t = c->mtab + c->mux[2 * k + 1] + a;
-            for (uint32_t q = t[0]; q < t[1]; q++) {
-                uint32_t ed = c->medge[q], tg = ed >> 1, up = (v ^ ed) & 1;
-                int32_t nc = cnt[tg] + (int32_t)(up << 1) - 1;
-                cnt[tg] = nc;
-                if (nc == (int32_t)up) run_flip(x, tg, up);
-            }
-        }
-    }
-}
-
-static void run_propagate(pn_run_t *x)
-{
-    const pn_circuit_t *c = x->c;
-    const uint32_t *cedge = c->cedge;
-    const pn_node_t *node = c->node;
-    int32_t *cnt = x->cnt;
-    for (;;) {
-        run_hot_t h = {node, c->mouts, x->bits, x->lsum, x->stack, x->n_stack, x->cap_stack};
-        while (h.n_stack) {
-            uint32_t e = h.stack[--h.n_stack];
-            const pn_node_t *d = &node[e >> 1];
-            /* The rare work first (the order of a node's events does not
-             * change the counters they leave). */
-            if (__builtin_expect(d->fl & FL_SLOW, 0)) {
-                x->n_stack = h.n_stack;
-                run_slow(x, e);
-                h.stack = x->stack;
-                h.n_stack = x->n_stack;
-                h.cap = x->cap_stack;
-            }
-            /* +1 to the gates whose input literal became true, -1 to the
-             * others; a gate flips when its counter crosses 0/1. */
-            const uint32_t *f = cedge + d->fan, *fm = cedge + d->mid, *fe = cedge + d[1].fan;
-            if (e & 1) {
-                for (; f < fm; f++)
-                    if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
-                for (; f < fe; f++)
-                    if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
-            } else {
-                for (; f < fm; f++)
-                    if (--cnt[*f] == 0) hot_flip(x, &h, *f, 0);
-                for (; f < fe; f++)
-                    if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
-            }
-        }
-        x->n_stack = 0;
-        uint32_t w = 0;
-        while (w < x->n_pwords && !x->pending[w]) w++;
-        if (w == x->n_pwords) return;
-        uint32_t gi = w * 64 + (uint32_t)__builtin_ctzll(x->pending[w]);
-        x->pending[w] &= x->pending[w] - 1;
-        uint32_t lo = c->group_lo[gi], hi = c->group_hi[gi];
-        for (uint32_t v = lo; v < hi; v++) x->gold[v - lo] = x->cnt[v] > 0;
-        run_group_fix(x, gi);
-        for (uint32_t v = lo; v < hi; v++) {
-            uint32_t now = x->cnt[v] > 0;
-            if (now != x->gold[v - lo]) run_flip(x, v, now);
-        }
-    }
-}
-
-/* The counter of a gate whose guard is not active: far from 0, so that
- * the counter edges that still reach it never flip it. */
-#define MUX_DEAD (INT32_MIN / 4)
-
-/* Member s of a mutex group becomes active: its gates' counters from their
- * inputs (all settled), then the flips (so that events between them count
- * once). */
-static void run_mux_on(pn_run_t *x, uint32_t s)
-{
-    const pn_circuit_t *c = x->c;
-    for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
-        uint32_t o = c->gd_lit[k];
-        x->cnt[c->gd[k]] = o != NONE ? (int32_t)(((uint32_t)(x->cnt[o >> 1] > 0) ^ o) & 1) : run_count(x, c->gd[k], 0, 0);
-    }
-    for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++)
-        if (x->cnt[c->gd[k]] > 0) run_flip(x, c->gd[k], 1);
-}
-
-static void run_mux_off(pn_run_t *x, uint32_t s)
-{
-    const pn_circuit_t *c = x->c;
-    for (uint32_t k = c->gd_off[s]; k < c->gd_off[s + 1]; k++) {
-        uint32_t v = c->gd[k];
-        bool on = x->cnt[v] > 0;
-        x->cnt[v] = MUX_DEAD;
-        if (on) run_flip(x, v, 0);
-    }
-}
-
-pn_run_t *pn_run_new(const pn_circuit_t *c)
-{
-    pn_run_t *x = xcalloc(1, sizeof *x);
-    x->c = c;
-    x->node = c->node;
-    uint32_t nn = c->n_nodes;
-    {
-        uint32_t gmax = 1;
-        for (uint32_t gi = 0; gi < c->n_groups; gi++)
-            if (c->group_hi[gi] - c->group_lo[gi] > gmax) gmax = c->group_hi[gi] - c->group_lo[gi];
-        x->gold = xmalloc(gmax);
-    }
-    x->cnt = xcalloc(nn, sizeof *x->cnt);
-    x->cap_stack = 2 * nn + 16;
-    x->stack = xmalloc(x->cap_stack * sizeof *x->stack);
-    x->queue = xmalloc((nn ? nn : 1) * sizeof *x->queue);
-    x->n_pwords = (c->n_groups + 63) / 64;
-    x->pending = xcalloc(x->n_pwords + 1, sizeof *x->pending);
-    x->applied = xcalloc(c->n_words + 1, sizeof *x->applied);
-    x->bits = xcalloc(c->n_words + 2 * c->n_lwords + 1, sizeof *x->bits);
-    x->next_bits = x->bits + 2 * c->n_lwords;
-    x->lsum = xcalloc(PN_LSUM_WORDS(c), sizeof *x->lsum);
-    uint32_t nr = c->n_roles ? c->n_roles : 1;
-    x->last_does = xmalloc(nr * sizeof *x->last_does);
-    memset(x->last_does, 0xff, nr * sizeof *x->last_does);
-    x->legal = xcalloc(nr, sizeof *x->legal);
-    x->n_legal = xcalloc(nr, sizeof *x->n_legal);
-    x->legal_gen = xcalloc(nr, sizeof *x->legal_gen);
-    x->gen = 1;
-    for (uint32_t r = 0; r < c->n_roles; r++) x->legal[r] = xmalloc((c->n_moves[r] ? c->n_moves[r] : 1) * sizeof **x->legal);
-    x->act = xmalloc((c->n_mg + 1) * sizeof *x->act);
-    memset(x->act, 0xff, (c->n_mg + 1) * sizeof *x->act);
-    x->touched = xmalloc((c->n_mg + 1) * sizeof *x->touched);
-    x->tflag = xcalloc(c->n_mg + 1, 1);
-    x->cand = xmalloc((c->n_mg + 1) * sizeof *x->cand);
-    /* Every input false: evaluate in order (ids are topological). */
-    x->cnt[0] = 1;
-    for (uint32_t v = 1; v < nn;) {
-        if (c->kind[v] != K_AND && c->kind[v] != K_OR) {
-            v++;
-            continue;
-        }
-        if (c->group[v] != NONE) {
-            uint32_t gi = c->group[v];
-            run_group_fix(x, gi);
-            v = c->group_hi[gi];
-            continue;
-        }
-        x->cnt[v] = run_count(x, v, 0, 0);
-        v++;
-    }
-    /* No member is on: every guarded gate is dead (and false). */
-    for (uint32_t k = 0; k < c->gd_off[nn]; k++) x->cnt[c->gd[k]] = MUX_DEAD;
-#define LITVAL(l) (((uint32_t)(x->cnt[(l) >> 1] > 0) ^ (l)) & 1)
-    for (uint32_t i = 0; i < c->n_next; i++)
-        if (LITVAL(c->next_lit[i])) x->next_bits[c->next_bit[i] >> 5] |= 1u << (c->next_bit[i] & 31);
-    for (uint32_t r = 0; r < c->n_roles; r++)
-        for (uint32_t m = 0; m < c->n_moves[r]; m++)
-            if (LITVAL(c->legal_lit[r][m])) {
-                uint32_t i = (2 * (c->lw_off[r] + m / 32) + c->legal_gated[r][m]) * 32 + m % 32;
-                x->bits[i >> 5] |= 1u << (i & 31);
-            }
-    memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
-    return x;
-}
-
-void pn_run_free(pn_run_t *x)
-{
-    if (!x) return;
-    for (uint32_t r = 0; r < x->c->n_roles; r++) free(x->legal[r]);
-    free(x->legal);
-    free(x->n_legal);
-    free(x->legal_gen);
-    for (uint32_t k = 0; k < PN_SNAPS; k++) {
-        free(x->snap[k].cnt);
-        free(x->snap[k].bits);
-        free(x->snap[k].applied);
-        free(x->snap[k].last_does);
-        free(x->snap[k].act);
-    }
-    free(x->act);
-    free(x->touched);
-    free(x->tflag);
-    free(x->cand);
-    free(x->last_does);
-    free(x->gold);
-    free(x->cnt);
-    free(x->stack);
-    free(x->queue);
-    free(x->pending);
-    free(x->applied);
-    free(x->bits);
-    free(x->lsum);
-    free(x);
-}
-
-static void snap_copy(const pn_run_t *x, int32_t *cnt, uint32_t *bits, uint32_t *applied,
-                      uint32_t *last_does, uint32_t *act, const int32_t *cnt_s,
-                      const uint32_t *bits_s, const uint32_t *applied_s, const uint32_t *last_does_s,
-                      const uint32_t *act_s)
-{
-    const pn_circuit_t *c = x->c;
-    if (c->n_mg) memcpy(act, act_s, c->n_mg * sizeof *act);
-    memcpy(cnt, cnt_s, c->n_nodes * sizeof *cnt);
-    memcpy(bits, bits_s, (c->n_words + 2 * c->n_lwords) * sizeof *bits);
-    memcpy(applied, applied_s, c->n_words * sizeof *applied);
-    memcpy(last_does, last_does_s, c->n_roles * sizeof *last_does);
-}
-
-/* Flip the base inputs that differ from bits. With mutex groups (a
- * constant, so each caller gets its own copy of the loop), note the groups
- * touched and the member that came on. */
-static inline void apply_diff(pn_run_t *x, const uint32_t *bits, bool mux)
-{
-    const pn_circuit_t *c = x->c;
-    for (uint32_t w = 0; w < c->n_words; w++) {
-        uint32_t diff = bits[w] ^ x->applied[w];
-        while (diff) {
-            uint32_t bt = w * 32 + (uint32_t)__builtin_ctz(diff);
-            diff &= diff - 1;
-            uint32_t v = c->base_node[bt];
-            if (v == NONE) continue;
-            uint32_t nv = (bits[w] >> (bt & 31)) & 1;
-            x->cnt[v] = (int32_t)nv;
-            run_flip(x, v, nv);
-            if (mux && (c->node[v].fl & FL_MEMBER)) {
-                uint32_t g = c->mgroup[v];
-                if (!x->tflag[g]) {
-                    x->tflag[g] = 1;
-                    x->touched[x->n_touched++] = g;
-                    x->cand[g] = NONE;
-                }
-                if (x->cnt[v] > 0) x->cand[g] = c->midx[v]; /* the member that came on */
-            }
-        }
-        x->applied[w] = bits[w];
-    }
-}
-
-/* Flip the base inputs that differ from bits, and propagate. */
-static void run_apply(pn_run_t *x, const uint32_t *bits)
-{
-    apply_diff(x, bits, false);
-    run_propagate(x);
-}
-
-/* The same with guarded gates (mutex groups). */
-static void run_apply_mux(pn_run_t *x, const uint32_t *bits)
-{
-    const pn_circuit_t *c = x->c;
-    apply_diff(x, bits, true);
-    /* Mutex groups: the member that went off dies first; the one that came
-     * on wakes once the rest is settled (its gates read settled inputs). */
-    for (uint32_t k = 0; k < x->n_touched; k++) {
-        uint32_t g = x->touched[k], a = x->act[g];
-        if (a != NONE && x->cnt[c->mg_mem[c->mg_off[g] + a]] <= 0) {
-            run_mux_off(x, c->mg_mem[c->mg_off[g] + a]);
-            x->act[g] = NONE;
-        }
-    }
-    run_propagate(x);
-    if (x->n_touched) {
-        for (uint32_t k = 0; k < x->n_touched; k++) {
-            uint32_t g = x->touched[k];
-            x->tflag[g] = 0;
-            if (x->act[g] != NONE) continue;
-            uint32_t m = x->cand[g];
-            if (m != NONE && x->cnt[c->mg_mem[c->mg_off[g] + m]] > 0) {
-                x->act[g] = m;
-                run_mux_on(x, c->mg_mem[c->mg_off[g] + m]);
-            }
-        }
-        x->n_touched = 0;
-        run_propagate(x);
-    }
-}
-
-/* A new state: the legal lists made so far are stale (a counter rather
- * than a memset per state; on wrapping, every list is marked stale). */
-static inline void run_new_gen(pn_run_t *x)
-{
-    if (__builtin_expect(++x->gen == 0, 0)) {
-        memset(x->legal_gen, 0, x->c->n_roles * sizeof *x->legal_gen);
-        x->gen = 1;
-    }
-}
-
-void pn_run_set_state(pn_run_t *x, const uint32_t *bits, bool keep)
-{
-    const pn_circuit_t *c = x->c;
-    size_t wb = c->n_words * sizeof *bits;
-    /* wb == 0 (no base proposition) is the same state as before, and
-     * bits may then be NULL, which memcmp must not see */
-    if (keep && wb && memcmp(bits, x->applied, wb)) {
-        for (uint32_t k = 0; k < PN_SNAPS; k++) {
-            pn_snap_t *s = &x->snap[k];
-            if (!s->ok || memcmp(s->applied, bits, wb)) continue;
-            snap_copy(x, x->cnt, x->bits, x->applied, x->last_does, x->act, s->cnt, s->bits,
-                      s->applied, s->last_does, s->act);
-            if (c->has_lsum) memset(x->lsum, 0xff, PN_LSUM_WORDS(c) * sizeof *x->lsum);
-            s->used = ++x->tick;
-            run_new_gen(x);
-            x->lazy_ok = false;
-            return;
-        }
-    } else {
-        keep = false;
-    }
-    if (c->gd_off[c->n_nodes]) run_apply_mux(x, bits);
-    else run_apply(x, bits);
-    run_new_gen(x);
-    x->lazy_ok = false;
-    if (keep && c->n_nodes <= PN_SNAP_MAX_NODES) {
-        pn_snap_t *s = &x->snap[0];
-        for (uint32_t k = 1; k < PN_SNAPS; k++)
-            if (!x->snap[k].ok || (s->ok && x->snap[k].used < s->used)) s = &x->snap[k];
-        if (!s->cnt) {
-            s->cnt = xmalloc((c->n_nodes ? c->n_nodes : 1) * sizeof *s->cnt);
-            s->bits = xmalloc((c->n_words + 2 * c->n_lwords + 1) * sizeof *s->bits);
-            s->applied = xmalloc((c->n_words + 1) * sizeof *s->applied);
-            s->last_does = xmalloc((c->n_roles + 1) * sizeof *s->last_does);
-            s->act = xmalloc((c->n_mg + 1) * sizeof *s->act);
-        }
-        snap_copy(x, s->cnt, s->bits, s->applied, s->last_does, s->act, x->cnt, x->bits,
-                  x->applied, x->last_does, x->act);
-        s->ok = true;
-        s->used = ++x->tick;
-    }
-}
-
-/* Evaluate the goal-only gates from the rest, in topological order. */
-static void run_lazy(pn_run_t *x)
-{
-    const pn_circuit_t *c = x->c;
-    for (uint32_t k = 0; k < c->n_lazy;) {
-        uint32_t v = c->lazy_list[k];
-        if (c->group[v] != NONE) {
-            uint32_t gi = c->group[v];
-            run_group_fix(x, gi);
-            k += c->group_hi[gi] - c->group_lo[gi];
-            continue;
-        }
-        x->cnt[v] = run_count(x, v, 0, 0);
-        k++;
-    }
-    x->lazy_ok = true;
-}
-
-bool pn_run_terminal(const pn_run_t *x) { return LITVAL(x->c->terminal_lit); }
-
-bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k)
-{
-    if (!x->lazy_ok) run_lazy(x);
-    return LITVAL(x->c->goal_lit[role][k]);
-}
-
-uint32_t pn_run_legal(pn_run_t *x, uint32_t role, const move_id_t **moves)
-{
-    const pn_circuit_t *c = x->c;
-    if (x->legal_gen[role] != x->gen) {
-        uint32_t g = c->gate[role], lo = c->lw_off[role], nw = c->lw_off[role + 1] - lo;
-        uint32_t mask = g != NONE && LITVAL(g) ? UINT32_MAX : 0;
-        /* A few word pairs (legal, legal under the gate) are read as they
-         * are; of many, only those marked in the summary can hold moves
-         * (those found empty are unmarked). */
-        uint32_t n = 0, hi = lo + nw;
-        move_id_t *out = x->legal[role];
-        if (nw < PN_LSUM_MIN) {
-            const uint32_t *pb = x->bits + 2 * lo, *pe = x->bits + 2 * hi;
-            move_id_t *o = out;
-            for (uint32_t base = 0; pb < pe; pb += 2, base += 32)
-                for (uint32_t bits = pb[0] | (pb[1] & mask); bits; bits &= bits - 1)
-                    *o++ = base + (uint32_t)__builtin_ctz(bits);
-            n = (uint32_t)(o - out);
-        }
-        for (uint32_t sw = lo >> 5; nw >= PN_LSUM_MIN && sw < (hi + 31) >> 5; sw++) {
-            uint32_t m = x->lsum[sw];
-            if (sw == lo >> 5) m &= UINT32_MAX << (lo & 31);
-            if (sw == (hi - 1) >> 5 && (hi & 31)) m &= UINT32_MAX >> (32 - (hi & 31));
-            while (m) {
-                uint32_t pw = sw * 32 + (uint32_t)__builtin_ctz(m);
-                m &= m - 1;
-                uint32_t lw = x->bits[2 * pw], gw = x->bits[2 * pw + 1];
-                if (!(lw | gw)) {
-                    x->lsum[sw] &= ~(1u << (pw & 31));
-                    continue;
-                }
-                uint32_t bits = lw | (gw & mask), base = (pw - lo) * 32;
-                while (bits) {
-                    out[n++] = base + (uint32_t)__builtin_ctz(bits);
-                    bits &= bits - 1;
-                }
-            }
-        }
-        x->n_legal[role] = n;
-        x->legal_gen[role] = x->gen;
-    }
-    *moves = x->legal[role];
-    return x->n_legal[role];
-}
-
-void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits)
-{
-    const pn_circuit_t *c = x->c;
-    /* The previous joint move's inputs go off first, so that the new ones
-     * (pushed last) propagate first and shared gates do not flicker. */
-    int du = 0; /* change of the number of moves played in the universe */
-    for (uint32_t r = 0; r < c->n_roles; r++) {
-        uint32_t v = c->does_node[r][joint[r]], o = x->last_does[r];
-        if (o != v && o != NONE) {
-            du -= c->in_u[o];
-            x->cnt[o] = 0;
-            run_flip(x, o, 0);
-        }
-    }
-    for (uint32_t r = 0; r < c->n_roles; r++) {
-        uint32_t v = c->does_node[r][joint[r]];
-        if (x->last_does[r] != v && v != NONE) {
-            du += c->in_u[v];
-            x->cnt[v] = 1;
-            run_flip(x, v, 1);
-        }
-        x->last_does[r] = v;
-    }
-    for (; du > 0; du--)
-        for (uint32_t k = 0; k < c->n_ugates; k++)
-            if (++x->cnt[c->ugates[k]] == 1) run_flip(x, c->ugates[k], 1);
-    for (; du < 0; du++)
-        for (uint32_t k = 0; k < c->n_ugates; k++)
-            if (--x->cnt[c->ugates[k]] == 0) run_flip(x, c->ugates[k], 0);
-    run_propagate(x);
-    memcpy(out_bits, x->next_bits, c->n_words * sizeof *out_bits);
-}
-#undef LITVAL
