@@ -890,6 +890,7 @@ const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len)
         return buf;
     }
     const crel_t *R = &ev->r->rels[ev->blame_rel];
+    if (R->tabled && R->orig < ev->r->n_rels) R = &ev->r->rels[R->orig]; /* a copy per call pattern has no name */
     snprintf(buf, len, "%s/%u", symtab_spelling(ev->r->syms, R->name), R->arity);
     return buf;
 }

@@ -10,7 +10,8 @@
 
 /* Can every rule of rel be evaluated with the arguments of mask bound?
  * Memoised per (rel, mask); a pattern being checked counts as possible
- * (recursion), which the final check of every plan (tab_verify) backs. */
+ * (recursion); the plans made with it are checked again when the copies
+ * are planned (rb_copy_adorned_rules). */
 bool rb_tab_ok(builder_t *b, uint32_t rel, uint32_t mask)
 {
     for (uint32_t i = 0; i < b->n_tm; i++)
