@@ -226,7 +226,7 @@ static bool split_pairs(trec_t *r, char *err, size_t err_size)
         for (uint32_t j = i + 1; j < n; j++, p++) {
             r->pair[2 * p] = i;
             r->pair[2 * p + 1] = j;
-            r->a_texts[p] = xstrdup(r->m.players[i]);
+            r->a_texts[p] = r->m.players[i]; /* not copied: up to 256 * 255 / 2 pairs */
             r->b_texts[p] = r->m.players[j];
         }
     return true;
@@ -283,7 +283,7 @@ bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size)
 
 void trec_free(trec_t *r)
 {
-    for (size_t i = 0; r->a_texts && i < r->n_pts; i++) free(r->a_texts[i]);
+    for (size_t i = 0; r->a_texts && r->m.kind == TREC_TOURNAMENT && i < r->n_pts; i++) free(r->a_texts[i]);
     free(r->a_texts);
     free(r->b_texts);
     free(r->pair);

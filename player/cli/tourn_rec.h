@@ -83,7 +83,7 @@ typedef struct trec {
     trec_meta_t m;
     char key[64];        /* the swept key, or "" */
     size_t n_pts;
-    char **a_texts;      /* A's spec of each point (a, a with KEY=V, a pair's first) */
+    char **a_texts;      /* A's spec of each point (a, a with KEY=V; a pair's first, into m) */
     const char **b_texts; /* B's of each point (into m) */
     uint32_t *pair;      /* round robin: the players of point p at 2p, 2p+1 */
     char **values;       /* the swept value of each point (NULL: no sweep) */
