@@ -118,7 +118,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         }
     }
     const char *bad = NULL;
-    uint64_t total = o->per_pair * ((uint64_t)o->n * (o->n - (o->n > 0)) / 2);
+    uint64_t total = o->per_pair * ((uint64_t)o->n * (o->n ? o->n - 1 : 0) / 2);
     if (!o->file || o->n < 2 || !o->per_pair) bad = "FILE, two --player or more and --games-per-pair are required";
     else if (o->n > TREC_MAX_PLAYERS) bad = "more than 256 players";
     else if (total > TREC_MAX_GAMES) bad = "more than 1000000 games";
