@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # usage: bench/merge_shards.sh SHARDS OUTDIR
 # Merge OUTDIR/shard_0.csv .. shard_(SHARDS-1).csv (written by
-# `ggp tournament --shard I/SHARDS --csv OUTDIR/shard_I.csv`) with
+# `ggp tournament|roundrobin --shard I/SHARDS --csv OUTDIR/shard_I.csv`) with
 # `ggp results merge`: the result lines to stdout and OUTDIR/result.txt,
-# the unsharded run's CSV to OUTDIR/merged.csv and, for a sweep, its plot
-# to OUTDIR/plot.svg. Exit status that of the merge: 1 if games are missing.
+# the unsharded run's CSV to OUTDIR/merged.csv and, for a sweep or a round
+# robin, its plot to OUTDIR/plot.svg. Exit status that of the merge: 1 if games are missing.
 # The program is $GGP (default build/release/player/ggp of this checkout).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +21,8 @@ done
 if [ ${#files[@]} -eq 0 ]; then echo "merge: no shard CSV in $out" >&2; exit 2; fi
 plot=()
 # A sweep's metadata field is sweep=KEY=V1,... (empty without one).
-if head -n 1 "${files[0]}" | grep -Eq 'sweep=[^",]'; then plot=(--plot "$out/plot.svg"); fi
+# A round robin always has one (its methods' scores as bars).
+if head -n 1 "${files[0]}" | grep -Eq 'sweep=[^",]|^# ggp roundrobin,'; then plot=(--plot "$out/plot.svg"); fi
 set +e
 "$ggp" results merge "${files[@]}" --csv "$out/merged.csv" "${plot[@]}" | tee "$out/result.txt"
 rc=${PIPESTATUS[0]}

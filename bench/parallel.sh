@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# usage: bench/parallel.sh SHARDS OUTDIR FILE.kif --a SPEC --b SPEC --games N [TOURNAMENT OPTIONS...]
-# A tournament split into SHARDS shards run by GNU parallel, then merged
+# usage: bench/parallel.sh SHARDS OUTDIR [tournament|roundrobin] FILE.kif OPTIONS...
+# A tournament (the default: --a SPEC --b SPEC --games N ...) or a round
+# robin (roundrobin FILE.kif --player SPEC ... --games-per-pair G ...)
+# split into SHARDS shards run by GNU parallel, then merged
 # (bench/merge_shards.sh): OUTDIR/shard_I.csv per shard, OUTDIR/result.txt,
 # OUTDIR/merged.csv (and OUTDIR/plot.svg for a sweep). The merged result
 # equals the unsharded run's with the same --seed, game by game.
@@ -19,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ggp=${GGP:-$root/build/release/player/ggp}
 if [ $# -lt 3 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
-    sed -n '2,3p' "$0" | sed 's/^# //' >&2
+    sed -n '2,5p' "$0" | sed 's/^# //' >&2
     exit 2
 fi
 if ! command -v parallel >/dev/null; then
@@ -30,10 +32,12 @@ n=$1
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 shift 2
+cmd=tournament
+if [ "${1:-}" = tournament ] || [ "${1:-}" = roundrobin ]; then cmd=$1; shift; fi
 # Each command word is quoted (-q); {} is the shard number.
 set +e
 parallel --will-cite -q -j "${GGP_JOBS:-$(nproc)}" --line-buffer --tag --halt never \
-    "$ggp" tournament "$@" --shard "{}/$n" --csv "$out/shard_{}.csv" --resume \
+    "$ggp" "$cmd" "$@" --shard "{}/$n" --csv "$out/shard_{}.csv" --resume \
     ::: $(seq 0 $((n - 1)))
 failed=$?
 set -e

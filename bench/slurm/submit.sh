@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# usage: bench/slurm/submit.sh N OUTDIR FILE.kif --a SPEC --b SPEC --games G [TOURNAMENT OPTIONS...]
-# Submit a tournament as a Slurm job array of N shards (tournament.sbatch,
+# usage: bench/slurm/submit.sh N OUTDIR [tournament|roundrobin] FILE.kif OPTIONS...
+# Submit a tournament (the default) or a round robin as a Slurm job array of N shards (tournament.sbatch,
 # one shard per task) and a merge job that runs once every task has ended
 # (--dependency=afterany: shards that failed give partial results, with the
 # games missing counted). Results in OUTDIR (a folder every node sees):
 # shard_I.csv and shard_I.log per task, result.txt, merged.csv, plot.svg
-# for a sweep, merge.log. Prints the two job ids ("ARRAY MERGE") on stdout.
+# for a sweep or a round robin, merge.log. Prints the two job ids ("ARRAY MERGE") on stdout.
 #
 # GGP=PATH             the program on the nodes (default build/release/player/ggp here)
 # GGP_SBATCH_ARGS=...  more sbatch options for the array (--partition, --time,

@@ -1,13 +1,14 @@
 /* cmd_results.c - `ggp results merge`: the per-game CSVs of the shards of a
- * tournament (`ggp tournament --shard I/N --csv FILE`) combined into what
- * the unsharded run prints and writes: the same `result ...` lines, the
- * same per-game CSV (no sweep) or points CSV and plot (sweep). Game k has
- * the same seed in every shard, so the merge equals the unsharded run game
- * by game.
+ * tournament (`ggp tournament --shard I/N --csv FILE`) or of a round robin
+ * (`ggp roundrobin --shard I/N --csv FILE`) combined into what the
+ * unsharded run prints and writes: the same `result ...` lines (a round
+ * robin's table too), the same per-game CSV (no sweep) or points CSV and
+ * plot (sweep; a round robin's bar plot). Game k has the same seed in every
+ * shard, so the merge equals the unsharded run game by game.
  *
  * The files are untrusted input: every line is checked (tourn_rec.h) and
- * an error names FILE:LINE. Files of other tournaments (rules, games, seed,
- * players, sweep) and a game found twice are refused. Shards not finished
+ * an error names FILE:LINE. Files of other runs (command, rules, games,
+ * seed, players, sweep) and a game found twice are refused. Shards not finished
  * give partial results, with their intervals and the count of games
  * missing. */
 #include <inttypes.h>
@@ -26,17 +27,19 @@ static const char results_help[] =
     "usage: ggp results merge FILE.csv... [--csv OUT] [--plot FILE.svg] [--quiet]\n"
     "\n"
     "Combine the per-game CSVs of the shards of one tournament ('ggp tournament\n"
-    "--shard I/N --csv FILE', any I and N, any order) and print what the unsharded\n"
-    "run prints: a 'result ...' line (one per swept value). Files of another\n"
-    "tournament (rules, --games, --seed, --a, --b, --sweep) and a game found twice\n"
-    "are refused, naming FILE:LINE. With games missing (shards not finished or not\n"
-    "given) the result lines end with 'missing=M' and the missing games are listed\n"
-    "on stderr.\n"
+    "--shard I/N --csv FILE') or of one round robin ('ggp roundrobin --shard I/N\n"
+    "--csv FILE'), any I and N, any order, and print what the unsharded run prints:\n"
+    "a 'result ...' line (one per swept value; a round robin's table and one per\n"
+    "method). Files of another run (command, rules, --games, --games-per-pair,\n"
+    "--seed, --a, --b, --player, --sweep) and a game found twice are refused,\n"
+    "naming FILE:LINE. With games missing (shards not finished or not given) the\n"
+    "result lines end with 'missing=M' and the missing games are listed on stderr.\n"
     "\n"
     "  --csv OUT        what the unsharded run's --csv holds: the per-game CSV (it can\n"
-    "                   be continued with 'ggp tournament ... --csv OUT --resume'), or\n"
-    "                   with --sweep the CSV of the points\n"
-    "  --plot FILE.svg  with --sweep: score and interval against the swept value\n"
+    "                   be continued with 'ggp tournament|roundrobin ... --csv OUT\n"
+    "                   --resume'), or with --sweep the CSV of the points\n"
+    "  --plot FILE.svg  with --sweep: score and interval against the swept value; of\n"
+    "                   a round robin: each method's score and interval as bars\n"
     "  --quiet          no summary of the files on stderr\n"
     "\n"
     "exit status: 0 every game merged, 1 games missing or failed, 2 usage, I/O error\n"
@@ -89,7 +92,7 @@ static bool merge_file(merge_t *m, size_t fi)
         if (got < 0) {
             fprintf(stderr, "ggp results: %s\n", err);
         } else if (!ok) {
-            fprintf(stderr, "ggp results: %s:%u: game %zu", path, f.line, i % m->rec.m.games);
+            fprintf(stderr, "ggp results: %s:%u: game %u", path, f.line, trec_number(&m->rec, i));
             if (m->rec.values) fprintf(stderr, " of %s=%s", m->rec.key, m->rec.values[i / m->rec.m.games]);
             fprintf(stderr, " is also at %s:%u (a shard given twice, or shards of another N?)\n",
                     m->files[m->from_file[i] - 1], m->from_line[i]);
@@ -117,7 +120,7 @@ static void print_missing(const merge_t *m, uint32_t missing)
         if (r->games[i].done) continue;
         fputc(' ', stderr);
         if (r->values) fprintf(stderr, "%s=%s:", r->key, r->values[i / r->m.games]);
-        fprintf(stderr, "%zu", i % r->m.games);
+        fprintf(stderr, "%u", trec_number(r, i));
         shown++;
     }
     fputs(shown < missing ? " ...\n" : "\n", stderr);
@@ -132,11 +135,32 @@ static bool write_games(const trec_t *r, out_file_t *o)
     return out_file_commit(o);
 }
 
+/* A round robin's table, result lines, plot and per-game CSV. */
+static int merge_rr(const merge_t *m, const char *csv, const char *plot)
+{
+    const trec_t *r = &m->rec;
+    out_file_t csv_file = {0}, plot_file = {0};
+    if ((csv && !out_file_open(&csv_file, "results", csv)) || (plot && !out_file_open(&plot_file, "results", plot))) {
+        out_file_discard(&csv_file);
+        return EXIT_USAGE;
+    }
+    uint32_t failed, missing;
+    int rc = EXIT_OK;
+    if (!trep_rr_report(r, &r->m, stdout, &plot_file, &failed, &missing)) rc = EXIT_USAGE;
+    else if (failed || missing) rc = EXIT_FAIL;
+    if (missing) print_missing(m, missing);
+    if (csv && !write_games(r, &csv_file)) rc = EXIT_USAGE;
+    out_file_discard(&csv_file);
+    out_file_discard(&plot_file);
+    return rc;
+}
+
 static int merge_run(merge_t *m, const char *csv, const char *plot)
 {
     for (size_t fi = 0; fi < m->n_files; fi++)
         if (!merge_file(m, fi)) return EXIT_USAGE;
     trec_t *r = &m->rec;
+    if (r->m.kind == TREC_ROUNDROBIN) return merge_rr(m, csv, plot);
     if (plot && !r->values) {
         fputs("ggp results: --plot needs a tournament with --sweep (the plot is score against the swept value)\n",
               stderr);

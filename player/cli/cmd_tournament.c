@@ -13,24 +13,19 @@
  * --shard I/N plays only the games k with k mod N = I (of every point of
  * a sweep), with the seeds they have in the whole run; `ggp results merge`
  * combines the shards' CSVs into the outputs of the unsharded run. */
-#include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/clock.h"
-#include "base/rng.h"
 #include "base/xalloc.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/cli/local_game.h"
 #include "player/cli/outfile.h"
 #include "player/cli/progress.h"
+#include "player/cli/tourn_play.h"
 #include "player/cli/tourn_rec.h"
 #include "player/cli/tourn_report.h"
 
@@ -73,93 +68,6 @@ static const char tournament_help[] =
     "\n"
     "exit status: 0 done, 1 invalid rules or games that could not end, 2 usage or I/O error\n";
 
-typedef struct tourn {
-    const game_t *g;
-    trec_t *rec;
-    search_spec_t **a_specs;       /* per point */
-    const search_spec_t *b;
-    uint32_t *todo, n_todo;        /* the games to play (indices into rec->games): todo[next...] */
-    atomic_uint next;
-    atomic_bool stop;              /* a CSV row could not be written */
-    FILE *csv;                     /* per-game rows, or NULL */
-    const char *csv_path;
-    pthread_mutex_t mu;
-    progress_t pr;
-} tourn_t;
-
-static void play_one(tourn_t *t, uint32_t i)
-{
-    trec_t *r = t->rec;
-    trec_game_t *res = &r->games[i];
-    uint32_t k = i % r->m.games, n = r->m.n_roles;
-    const search_spec_t *specs[TREC_MAX_ROLES];
-    res->a_seat = k % n;
-    res->seed = rng_derive(r->m.seed, k);
-    for (uint32_t s = 0; s < n; s++) specs[s] = s == res->a_seat ? t->a_specs[i / r->m.games] : t->b;
-    seat_totals_t tot[TREC_MAX_ROLES];
-    local_game_t lg;
-    local_game_play(t->g, specs, res->seed, NULL, false, tot, &lg);
-    memcpy(res->goals, lg.goals, sizeof res->goals);
-    res->a = tot[res->a_seat];
-    res->steps = lg.steps;
-    res->moves_hash = lg.moves_hash;
-    if (!lg.ok) {
-        res->outcome = TREC_FAILED;
-        snprintf(res->error, sizeof res->error, "%s", lg.error);
-        return;
-    }
-    res->outcome = trec_outcome(lg.goals, n, res->a_seat);
-}
-
-static void progress_count(progress_t *pr, int outcome)
-{
-    pr->done++;
-    pr->w += outcome == TREC_WIN;
-    pr->d += outcome == TREC_DRAW;
-    pr->l += outcome == TREC_LOSS;
-}
-
-static void *worker(void *arg)
-{
-    tourn_t *t = arg;
-    while (!atomic_load(&t->stop)) {
-        unsigned k = atomic_fetch_add(&t->next, 1);
-        if (k >= t->n_todo) break;
-        uint32_t i = t->todo[k];
-        play_one(t, i);
-        pthread_mutex_lock(&t->mu);
-        t->rec->games[i].done = true;
-        /* Appended and synced at once: a kill loses no finished game. */
-        if (t->csv) {
-            trec_write_row(t->rec, i, t->csv);
-            if (!out_stream_sync(t->csv, "tournament", t->csv_path)) {
-                atomic_store(&t->stop, true);
-                t->csv = NULL; /* reported once; closed by the caller */
-            }
-        }
-        progress_count(&t->pr, t->rec->games[i].outcome);
-        if (t->pr.on) progress_draw(&t->pr);
-        pthread_mutex_unlock(&t->mu);
-    }
-    return NULL;
-}
-
-/* Play the games of t->todo on jobs threads. */
-static void run_games(tourn_t *t, uint32_t jobs)
-{
-    atomic_store(&t->next, 0);
-    t->pr.start_ns = t->pr.last_ns = clock_now_ns();
-    if (t->pr.on && (t->pr.tty || t->pr.resumed)) progress_draw(&t->pr);
-    if (jobs > t->n_todo) jobs = t->n_todo ? t->n_todo : 1;
-    pthread_t *tid = xcalloc(jobs, sizeof *tid);
-    uint32_t started = 0;
-    for (uint32_t j = 1; j < jobs; j++)
-        if (pthread_create(&tid[started], NULL, worker, t) == 0) started++;
-    worker(t);
-    for (uint32_t j = 0; j < started; j++) pthread_join(tid[j], NULL);
-    free(tid);
-}
-
 static void put_quoted(const char *s, FILE *out)
 {
     fputc('\'', out);
@@ -171,9 +79,8 @@ static void put_quoted(const char *s, FILE *out)
 }
 
 /* The finished games of point p, each with the command that replays it. */
-static void print_games(const tourn_t *t, size_t p, const char *file, FILE *out)
+static void print_games(const trec_t *r, size_t p, const char *file, FILE *out)
 {
-    const trec_t *r = t->rec;
     static const char *names[] = {"loss", "draw", "win", "failed"};
     for (uint32_t k = 0; k < r->m.games; k++) {
         const trec_game_t *g = &r->games[p * r->m.games + k];
@@ -186,110 +93,10 @@ static void print_games(const tourn_t *t, size_t p, const char *file, FILE *out)
         put_quoted(file, out);
         for (uint32_t s = 0; s < r->m.n_roles; s++) {
             fputs(" --player ", out);
-            put_quoted(s == g->a_seat ? r->a_texts[p] : r->m.b, out);
+            put_quoted(s == g->a_seat ? r->a_texts[p] : r->b_texts[p], out);
         }
         fprintf(out, " --seed %" PRIu64 " --verbose\n", g->seed);
     }
-}
-
-/* A new per-game CSV with its head, synced. NULL (message printed) on
- * error. */
-static FILE *csv_start(const trec_t *r, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    trec_write_head(r, f);
-    if (!out_stream_sync(f, "tournament", path)) {
-        fclose(f);
-        return NULL;
-    }
-    return f;
-}
-
-/* --resume: take the finished games of an earlier run from the CSV into
- * t->rec. A last line without its newline (killed while writing) is cut
- * off: that game is played again. Returns the CSV open for appending, or
- * NULL (message printed). */
-static FILE *csv_resume(tourn_t *t, const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || st.st_size == 0) return csv_start(t->rec, path);
-    trec_file_t f;
-    char err[1024];
-    if (!trec_file_open(&f, path, err, sizeof err)) {
-        fprintf(stderr, "ggp tournament: --resume: %s\n", err);
-        return NULL;
-    }
-    const char *differs = trec_meta_differs(&t->rec->m, &f.m, true);
-    bool ok = !differs;
-    if (differs) fprintf(stderr, "ggp tournament: --resume: %s:1: %s\n", path, differs);
-    trec_game_t g;
-    size_t i;
-    for (int got; ok && (got = trec_file_next(&f, t->rec, &i, &g, err, sizeof err)) != 0;) {
-        ok = got > 0 && !t->rec->games[i].done;
-        if (got < 0) fprintf(stderr, "ggp tournament: --resume: %s\n", err);
-        else if (!ok)
-            fprintf(stderr, "ggp tournament: --resume: %s:%u: a second row for game %zu\n", path, f.line,
-                    i % t->rec->m.games);
-        else t->rec->games[i] = g;
-    }
-    FILE *out = NULL;
-    if (!ok) {
-        /* reported */
-    } else if (f.keep < f.src->len && truncate(path, (off_t)f.keep) != 0) {
-        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
-    } else if (!(out = fopen(path, "a"))) {
-        fprintf(stderr, "ggp tournament: cannot write %s: %s\n", path, strerror(errno));
-    }
-    trec_file_close(&f);
-    return out;
-}
-
-/* The games of this shard that are not done, point by point. */
-static void plan(tourn_t *t)
-{
-    const trec_t *r = t->rec;
-    t->n_todo = 0;
-    for (size_t p = 0; p < r->n_pts; p++)
-        for (uint32_t k = 0; k < r->m.games; k++) {
-            const trec_game_t *g = &r->games[p * r->m.games + k];
-            if (!trec_in_shard(&r->m, k)) continue;
-            if (!g->done) t->todo[t->n_todo++] = (uint32_t)(p * r->m.games + k);
-            else progress_count(&t->pr, g->outcome);
-        }
-    t->pr.resumed = t->pr.done;
-}
-
-static bool parse_shard(const char *s, uint32_t *shard, uint32_t *shards)
-{
-    char tail;
-    unsigned long long i, n;
-    if (sscanf(s, "%llu/%llu%c", &i, &n, &tail) != 2 || s[0] < '0' || s[0] > '9' || n < 1 || n > 1000000 || i >= n) {
-        fprintf(stderr, "ggp tournament: bad value for --shard: '%s' (expected I/N with 0 <= I < N <= 1000000)\n",
-                s);
-        return false;
-    }
-    *shard = (uint32_t)i;
-    *shards = (uint32_t)n;
-    return true;
-}
-
-/* What a tournament is, from the options and the loaded rules. */
-static void meta_of(trec_meta_t *m, const game_t *g, const loaded_t *l, const char *file)
-{
-    size_t len = 1;
-    for (uint32_t s = 0; s < game_num_roles(g); s++) len += strlen(game_role_name(g, s)) + 1;
-    m->roles = xcalloc(1, len);
-    for (uint32_t s = 0; s < game_num_roles(g); s++) {
-        if (s) strcat(m->roles, ";");
-        strcat(m->roles, game_role_name(g, s));
-    }
-    const char *slash = strrchr(file, '/');
-    m->rules = (char *)(slash ? slash + 1 : file);
-    m->rules_hash = local_hash_bytes(LOCAL_HASH_START, l->src->text, l->src->len);
 }
 
 typedef struct opts {
@@ -330,7 +137,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         } else if (!strcmp(a, "--seed") && v) {
             if (!parse_u64("tournament", "--seed", argv[++i], 0, UINT64_MAX, &o->m.seed)) return false;
         } else if (!strcmp(a, "--shard") && v) {
-            if (!parse_shard(argv[++i], &o->m.shard, &o->m.shards)) return false;
+            if (!tplay_shard_parse("tournament", argv[++i], &o->m.shard, &o->m.shards)) return false;
             o->sharded = true;
         } else if (!strcmp(a, "--progress-every") && v) {
             if (!parse_u64("tournament", "--progress-every", argv[++i], 0, 86400, &o->every)) return false;
@@ -372,18 +179,15 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
 }
 
 /* Play, report and write the outputs; the exit status. */
-static int run(tourn_t *t, const opts_t *o, out_file_t *points_csv, out_file_t *plot)
+static int run(tplay_t *t, const opts_t *o, out_file_t *points_csv, out_file_t *plot)
 {
     trec_t *r = t->rec;
-    pthread_mutex_init(&t->mu, NULL);
-    run_games(t, (uint32_t)o->jobs);
-    pthread_mutex_destroy(&t->mu);
-    if (atomic_load(&t->stop)) return EXIT_USAGE; /* a row was not written: reported */
+    if (!tplay_run(t, (uint32_t)o->jobs)) return EXIT_USAGE; /* a row was not written: reported */
     int rc = EXIT_OK;
     trep_point_t *pts = xcalloc(r->n_pts, sizeof *pts);
     for (size_t p = 0; p < r->n_pts; p++) {
         trep_summarize(r, p, &r->m, &pts[p]);
-        if (o->verbose) print_games(t, p, o->file, stdout);
+        if (o->verbose) print_games(r, p, o->file, stdout);
         trep_print_result(r, p, &pts[p], stdout);
         if (pts[p].failed) rc = EXIT_FAIL;
     }
@@ -411,7 +215,7 @@ int cmd_tournament(int argc, char **argv)
         fprintf(stderr, "ggp tournament: %s has more than %d roles\n", o.file, TREC_MAX_ROLES);
         rc = EXIT_USAGE;
     } else {
-        meta_of(&o.m, g, &l, o.file);
+        tplay_meta_of(&o.m, g, &l, o.file);
         if (!trec_init(&rec, &o.m, err, sizeof err)) {
             fprintf(stderr, "ggp tournament: %s\n", err);
             rc = EXIT_USAGE;
@@ -419,6 +223,7 @@ int cmd_tournament(int argc, char **argv)
         free(o.m.roles);
     }
     search_spec_t **a_specs = xcalloc(rec.n_pts ? rec.n_pts : 1, sizeof *a_specs);
+    const search_spec_t **b_specs = xcalloc(rec.n_pts ? rec.n_pts : 1, sizeof *b_specs);
     search_spec_t *b_spec = NULL;
     for (size_t p = 0; rc == EXIT_OK && p < rec.n_pts; p++)
         if (!(a_specs[p] = search_spec_parse(rec.a_texts[p], err, sizeof err))) {
@@ -429,12 +234,13 @@ int cmd_tournament(int argc, char **argv)
         fprintf(stderr, "ggp tournament: --b '%s': %s\n", o.m.b, err);
         rc = EXIT_USAGE;
     }
-    tourn_t t = {.g = g, .rec = &rec, .a_specs = a_specs, .b = b_spec, .csv_path = o.csv};
+    for (size_t p = 0; p < rec.n_pts; p++) b_specs[p] = b_spec;
+    tplay_t t = {.g = g, .rec = &rec, .a_specs = (const search_spec_t *const *)a_specs, .b_specs = b_specs,
+                 .cmd = "tournament", .csv_path = o.csv};
     t.pr = (progress_t){.on = !o.quiet,
                         .tty = isatty(STDERR_FILENO) == 1,
                         .wdl = true,
-                        .every_ns = o.every * 1000000000ull,
-                        .cmd = "tournament"};
+                        .every_ns = o.every * 1000000000ull};
     char label[64] = "";
     if (o.sharded) snprintf(label, sizeof label, "shard %u/%u: ", rec.m.shard, rec.m.shards);
     t.pr.label = label;
@@ -443,14 +249,14 @@ int cmd_tournament(int argc, char **argv)
     out_file_t points_csv = {0}, plot = {0};
     bool per_game = o.csv && (!*o.m.sweep || o.sharded);
     if (rc == EXIT_OK) {
-        t.todo = xcalloc(rec.n_pts * rec.m.games, sizeof *t.todo);
-        if (per_game && !(t.csv = o.resume ? csv_resume(&t, o.csv) : csv_start(&rec, o.csv))) rc = EXIT_USAGE;
+        if (per_game && !(t.csv = o.resume ? trec_csv_resume(&rec, "tournament", o.csv)
+                                           : trec_csv_start(&rec, "tournament", o.csv)))
+            rc = EXIT_USAGE;
         else if (o.csv && !per_game && !out_file_open(&points_csv, "tournament", o.csv)) rc = EXIT_USAGE;
         else if (o.plot && !out_file_open(&plot, "tournament", o.plot)) rc = EXIT_USAGE;
     }
     if (rc == EXIT_OK) {
-        plan(&t);
-        t.pr.total = rec.m.shard_games;
+        tplay_plan(&t);
         if (o.resume && !o.quiet && t.pr.done)
             fprintf(stderr, "ggp tournament: resuming %s: %u of %u games done\n", o.csv, t.pr.done, t.pr.total);
         FILE *csv = t.csv;
@@ -462,7 +268,8 @@ int cmd_tournament(int argc, char **argv)
     if (t.csv) fclose(t.csv);
     out_file_discard(&points_csv);
     out_file_discard(&plot);
-    free(t.todo);
+    tplay_fini(&t);
+    free(b_specs);
     for (size_t p = 0; p < rec.n_pts; p++) search_spec_free(a_specs[p]);
     free(a_specs);
     search_spec_free(b_spec);

@@ -11,7 +11,7 @@ const command_t ggp_commands[] = {
     {"bench", "measure random playouts per second of the reasoner", cmd_bench},
     {"play", "play one local game between searchers, move by move", cmd_play},
     {"tournament", "searcher A against searcher B over many games, with sweeps and plots", cmd_tournament},
-    {"results", "merge the CSVs of a tournament's shards into its result and plot", cmd_results},
+    {"results", "merge the CSVs of a tournament's or round robin's shards into its results", cmd_results},
     {"roundrobin", "every pair of several searchers plays; a table of scores with intervals and times", cmd_roundrobin},
     {"players", "list the searchers (player specs), their keys and defaults", cmd_players},
     {"serve", "play matches over HTTP as a GGP player", cmd_serve},

@@ -1,8 +1,6 @@
-/* tourn_rec.c - the record of a tournament and its per-game CSV (see
- * tourn_rec.h). */
+/* tourn_rec.c - the record of a tournament or a round robin and its
+ * per-game CSV (see tourn_rec.h). */
 #include "player/cli/tourn_rec.h"
-
-#include "player/cli/games_csv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,14 +8,21 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/rng.h"
 #include "base/xalloc.h"
+#include "player/cli/outfile.h"
 
-static const char meta_mark[] = "# ggp tournament,";
+/* Per kind (trec_kind): the first line starts with the mark; the column
+ * header of a round robin adds b_seconds to the tournament's. */
+static const char *const meta_marks[] = {"# ggp tournament,", "# ggp roundrobin,"};
+static const char *const kind_names[] = {"tournament", "roundrobin"};
 static const char header[] = "game,seed,a_role,goals,outcome,a_searches,a_playouts,a_seconds,a_nodes_peak,"
                              "a_bytes_peak,a_seat,a_spec,b_spec,a_bytes_per_node,steps,moves_hash";
-enum { N_COLS = 16 };
+static const char rr_header_tail[] = ",b_seconds";
+enum { N_COLS = 16, N_COLS_RR = 17 };
 static const char *const outcome_names[] = {"loss", "draw", "win", "failed"};
 
 /* ---- CSV fields --------------------------------------------------------- */
@@ -34,6 +39,35 @@ void trec_csv_field(const char *s, bool quote, FILE *out)
     if (quote) fputc('"', out);
 }
 
+int trec_csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line;;) {
+        if (n == max) return max + 1;
+        if (*p != '"') {
+            f[n++] = p;
+            char *c = strchr(p, ',');
+            if (!c) return n;
+            *c = '\0';
+            p = c + 1;
+            continue;
+        }
+        char *w = ++p;
+        f[n++] = w;
+        for (;;) {
+            if (!*p) return -1;
+            if (*p == '"' && p[1] != '"') break;
+            if (*p == '"') p++;
+            *w++ = *p++;
+        }
+        p++;
+        char end = *p;
+        *w = '\0';
+        if (!end) return n;
+        if (end != ',') return -1;
+        p++;
+    }
+}
 
 static bool u64_of(const char *s, uint64_t *out)
 {
@@ -62,13 +96,35 @@ static void fmt(char *err, size_t n, const char *f, ...)
 
 /* ---- the record ---------------------------------------------------------- */
 
-bool trec_in_shard(const trec_meta_t *m, uint32_t k) { return k % m->shards == m->shard; }
+uint32_t trec_number(const trec_t *r, size_t i)
+{
+    return (uint32_t)(r->m.kind == TREC_ROUNDROBIN ? i : i % r->m.games);
+}
+
+static bool number_in_shard(const trec_meta_t *m, uint32_t n) { return n % m->shards == m->shard; }
+
+bool trec_in_shard(const trec_t *r, const trec_meta_t *shard, size_t i)
+{
+    return number_in_shard(shard, trec_number(r, i));
+}
+
+void trec_setup(const trec_t *r, size_t i, trec_game_t *g)
+{
+    g->seed = rng_derive(r->m.seed, trec_number(r, i));
+    g->a_seat = (uint32_t)(i % r->m.games % r->m.n_roles);
+}
+
+/* Of the game numbers 0..n-1, how many are m's shard's. */
+static uint32_t count_in_shard(uint64_t n, const trec_meta_t *m)
+{
+    return n > m->shard ? (uint32_t)((n - m->shard + m->shards - 1) / m->shards) : 0;
+}
 
 /* The games of a shard over all points. */
 static uint32_t trec_shard_games(const trec_meta_t *m, size_t n_pts)
 {
-    uint32_t per_point = m->games > m->shard ? (m->games - m->shard + m->shards - 1) / m->shards : 0;
-    return (uint32_t)(per_point * n_pts);
+    if (m->kind == TREC_ROUNDROBIN) return count_in_shard((uint64_t)m->games * n_pts, m);
+    return (uint32_t)(count_in_shard(m->games, m) * n_pts);
 }
 
 static void meta_copy(trec_meta_t *d, const trec_meta_t *s)
@@ -76,9 +132,11 @@ static void meta_copy(trec_meta_t *d, const trec_meta_t *s)
     *d = *s;
     d->roles = xstrdup(s->roles);
     d->rules = xstrdup(s->rules);
-    d->a = xstrdup(s->a);
-    d->b = xstrdup(s->b);
+    d->a = xstrdup(s->a ? s->a : "");
+    d->b = xstrdup(s->b ? s->b : "");
     d->sweep = xstrdup(s->sweep ? s->sweep : "");
+    d->players = xcalloc(s->n_players ? s->n_players : 1, sizeof *d->players);
+    for (uint32_t i = 0; i < s->n_players; i++) d->players[i] = xstrdup(s->players[i]);
 }
 
 static void trec_meta_free(trec_meta_t *m)
@@ -88,6 +146,8 @@ static void trec_meta_free(trec_meta_t *m)
     free(m->a);
     free(m->b);
     free(m->sweep);
+    for (uint32_t i = 0; m->players && i < m->n_players; i++) free(m->players[i]);
+    free(m->players);
     memset(m, 0, sizeof *m);
 }
 
@@ -149,15 +209,53 @@ static bool split_sweep(trec_t *r, char *err, size_t err_size)
     return true;
 }
 
+/* The pairs of a round robin, in order: A the first player, B the second. */
+static bool split_pairs(trec_t *r, char *err, size_t err_size)
+{
+    uint32_t n = r->m.n_players;
+    if (n < 2 || n > TREC_MAX_PLAYERS) {
+        fmt(err, err_size, "%u players (a round robin has 2 to %d)", n, TREC_MAX_PLAYERS);
+        return false;
+    }
+    r->n_pts = (size_t)n * (n - 1) / 2;
+    r->a_texts = xcalloc(r->n_pts, sizeof *r->a_texts);
+    r->b_texts = xcalloc(r->n_pts, sizeof *r->b_texts);
+    r->pair = xcalloc(2 * r->n_pts, sizeof *r->pair);
+    size_t p = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++, p++) {
+            r->pair[2 * p] = i;
+            r->pair[2 * p + 1] = j;
+            r->a_texts[p] = r->m.players[i]; /* not copied: up to 256 * 255 / 2 pairs */
+            r->b_texts[p] = r->m.players[j];
+        }
+    return true;
+}
+
+/* The points of either kind; false with a message in err. */
+static bool split_points(trec_t *r, char *err, size_t err_size)
+{
+    if (r->m.kind == TREC_ROUNDROBIN) return split_pairs(r, err, err_size);
+    if (!split_sweep(r, err, err_size)) return false;
+    r->b_texts = xcalloc(r->n_pts, sizeof *r->b_texts);
+    for (size_t p = 0; p < r->n_pts; p++) r->b_texts[p] = r->m.b;
+    return true;
+}
+
 bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size)
 {
     memset(r, 0, sizeof *r);
     meta_copy(&r->m, meta);
     bool ok = true;
-    const char *texts[] = {r->m.roles, r->m.rules, r->m.a, r->m.b, r->m.sweep};
+    const char *texts[] = {r->m.roles, r->m.rules, r->m.a ? r->m.a : "", r->m.b ? r->m.b : "", r->m.sweep};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
         if (strpbrk(texts[i], "\n\r")) {
             fmt(err, err_size, "a line break in '%s'", texts[i]);
+            ok = false;
+        }
+    for (uint32_t i = 0; ok && i < r->m.n_players; i++)
+        if (strpbrk(r->m.players[i], "\n\r")) {
+            fmt(err, err_size, "a line break in '%s'", r->m.players[i]);
             ok = false;
         }
     if (ok && (!split_roles(r) || r->m.n_roles < 2)) {
@@ -168,7 +266,7 @@ bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size)
         fmt(err, err_size, "bad games %u or shard %u/%u", r->m.games, r->m.shard, r->m.shards);
         ok = false;
     }
-    ok = ok && split_sweep(r, err, err_size);
+    ok = ok && split_points(r, err, err_size);
     if (ok && r->n_pts * r->m.games > TREC_MAX_GAMES) {
         fmt(err, err_size, "too many games: %zu points of %u (at most %d in all)", r->n_pts, r->m.games,
             TREC_MAX_GAMES);
@@ -185,8 +283,10 @@ bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size)
 
 void trec_free(trec_t *r)
 {
-    for (size_t i = 0; r->a_texts && i < r->n_pts; i++) free(r->a_texts[i]);
+    for (size_t i = 0; r->a_texts && r->m.kind == TREC_TOURNAMENT && i < r->n_pts; i++) free(r->a_texts[i]);
     free(r->a_texts);
+    free(r->b_texts);
+    free(r->pair);
     free(r->values);
     free(r->values_buf);
     free(r->roles_buf);
@@ -219,37 +319,59 @@ static void meta_field(const char *key, const char *value, FILE *out)
 void trec_write_head(const trec_t *r, FILE *out)
 {
     const trec_meta_t *m = &r->m;
-    fprintf(out, "%sgames=%u,seed=%" PRIu64 ",shard=%u/%u,shard_games=%u", meta_mark, m->games, m->seed, m->shard,
-            m->shards, m->shard_games);
+    bool rr = m->kind == TREC_ROUNDROBIN;
+    fprintf(out, "%s%s=%u,seed=%" PRIu64 ",shard=%u/%u,shard_games=%u", meta_marks[m->kind],
+            rr ? "games_per_pair" : "games", m->games, m->seed, m->shard, m->shards, m->shard_games);
     meta_field("roles", m->roles, out);
     meta_field("rules", m->rules, out);
     fprintf(out, ",rules_hash=%016" PRIx64, m->rules_hash);
-    meta_field("a", m->a, out);
-    meta_field("b", m->b, out);
-    meta_field("sweep", m->sweep, out);
-    fprintf(out, "\n%s\n", header);
+    if (rr) {
+        for (uint32_t i = 0; i < m->n_players; i++) meta_field("player", m->players[i], out);
+    } else {
+        meta_field("a", m->a, out);
+        meta_field("b", m->b, out);
+        meta_field("sweep", m->sweep, out);
+    }
+    fprintf(out, "\n%s%s\n", header, rr ? rr_header_tail : "");
 }
 
 void trec_write_row(const trec_t *r, size_t i, FILE *out)
 {
     const trec_game_t *g = &r->games[i];
-    fprintf(out, "%zu,%" PRIu64 ",%s,", i % r->m.games, g->seed, r->role[g->a_seat]);
+    fprintf(out, "%u,%" PRIu64 ",%s,", trec_number(r, i), g->seed, r->role[g->a_seat]);
     for (uint32_t s = 0; s < r->m.n_roles; s++) fprintf(out, "%s%s=%d", s ? ";" : "", r->role[s], g->goals[s]);
     fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%u,", outcome_names[g->outcome + 1],
             g->a.searches, g->a.playouts, g->a.seconds, g->a.nodes_peak, g->a.bytes_peak, g->a_seat);
     trec_csv_field(r->a_texts[i / r->m.games], true, out);
     fputc(',', out);
-    trec_csv_field(r->m.b, true, out);
-    fprintf(out, ",%" PRIu64 ",%u,%016" PRIx64 "\n", g->a.bytes_per_node, g->steps, g->moves_hash);
+    trec_csv_field(r->b_texts[i / r->m.games], true, out);
+    fprintf(out, ",%" PRIu64 ",%u,%016" PRIx64, g->a.bytes_per_node, g->steps, g->moves_hash);
+    if (r->m.kind == TREC_ROUNDROBIN) fprintf(out, ",%.4f", g->b_seconds);
+    fputc('\n', out);
 }
 
 /* ---- reading ------------------------------------------------------------------ */
 
+/* Whether the players of two round robins differ. */
+static bool players_differ(const trec_meta_t *x, const trec_meta_t *y)
+{
+    if (x->n_players != y->n_players) return true;
+    for (uint32_t i = 0; i < x->n_players; i++)
+        if (strcmp(x->players[i], y->players[i])) return true;
+    return false;
+}
+
 const char *trec_meta_differs(const trec_meta_t *want, const trec_meta_t *got, bool with_shard)
 {
+    if (want->kind != got->kind)
+        return got->kind == TREC_ROUNDROBIN ? "the CSV of another command (ggp roundrobin)"
+                                            : "the CSV of another command (ggp tournament)";
+    bool rr = want->kind == TREC_ROUNDROBIN;
     if (want->rules_hash != got->rules_hash || strcmp(want->roles, got->roles)) return "other rules (another FILE.kif?)";
-    if (want->games != got->games) return "another number of games (another --games?)";
+    if (want->games != got->games)
+        return rr ? "another number of games per pair (another --games-per-pair?)" : "another number of games (another --games?)";
     if (want->seed != got->seed) return "another seed (another --seed?)";
+    if (rr && players_differ(want, got)) return "other players (other --player options, or in another order?)";
     if (strcmp(want->a, got->a)) return "another player A (another --a?)";
     if (strcmp(want->b, got->b)) return "another player B (another --b?)";
     if (strcmp(want->sweep, got->sweep)) return "another sweep (another --sweep?)";
@@ -257,19 +379,39 @@ const char *trec_meta_differs(const trec_meta_t *want, const trec_meta_t *got, b
     return NULL;
 }
 
-/* One metadata field KEY=VALUE into m; false if the value is bad. Unknown
- * keys are skipped (a later version may add some). */
+/* The metadata keys, in the order of meta_set's cases; which kinds have
+ * each (bit 1 << kind); player= is given once per player. */
+static const char *const meta_keys[] = {"games", "seed", "shard", "shard_games", "roles", "rules",
+                                        "rules_hash", "a", "b", "sweep", "games_per_pair", "player"};
+static const unsigned meta_kinds[] = {1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 2, 2};
+enum { KEY_GAMES_PER_PAIR = 10, KEY_PLAYER = 11 };
+
+/* A round robin's next player= into m; false past TREC_MAX_PLAYERS. */
+static bool add_player(trec_meta_t *m, const char *v)
+{
+    if (m->n_players == TREC_MAX_PLAYERS) return false;
+    m->players = xrealloc(m->players, (m->n_players + 1) * sizeof *m->players);
+    m->players[m->n_players++] = xstrdup(v);
+    return true;
+}
+
+/* One metadata field KEY=VALUE into m (whose kind is set); false if the
+ * value is bad. Unknown keys, and those of the other kind, are skipped (a
+ * later version may add some). */
 static bool meta_set(trec_meta_t *m, const char *key, const char *v, unsigned *seen)
 {
-    static const char *const keys[] = {"games", "seed", "shard", "shard_games", "roles", "rules", "rules_hash",
-                                       "a",     "b",    "sweep"};
     size_t i = 0;
-    while (i < sizeof keys / sizeof *keys && strcmp(keys[i], key)) i++;
-    if (i == sizeof keys / sizeof *keys) return true;
+    while (i < sizeof meta_keys / sizeof *meta_keys && strcmp(meta_keys[i], key)) i++;
+    if (i == sizeof meta_keys / sizeof *meta_keys || !(meta_kinds[i] & (1u << m->kind))) return true;
+    if (i == KEY_PLAYER) {
+        *seen |= 1u << i;
+        return add_player(m, v);
+    }
     if (*seen & (1u << i)) return false;
     *seen |= 1u << i;
     char *end;
     switch (i) {
+    case KEY_GAMES_PER_PAIR: /* fall through: a round robin's points are its pairs */
     case 0: return u32_of(v, &m->games) && m->games >= 1;
     case 1: return u64_of(v, &m->seed);
     case 2: {
@@ -293,6 +435,16 @@ static bool meta_set(trec_meta_t *m, const char *key, const char *v, unsigned *s
     }
 }
 
+/* The keys a kind's metadata line must have (a round robin's players are
+ * counted by trec_init). */
+static unsigned meta_required(trec_kind kind)
+{
+    unsigned all = 0;
+    for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++)
+        if (meta_kinds[i] & (1u << kind)) all |= 1u << i;
+    return all;
+}
+
 /* The next line of f (its newline cut), or NULL at f->keep; *nul is set
  * when it holds a NUL byte. */
 static char *next_line(trec_file_t *f, bool *nul)
@@ -312,17 +464,23 @@ static bool parse_meta(trec_file_t *f, char *err, size_t err_size)
 {
     bool nul;
     char *line = next_line(f, &nul);
-    size_t ml = strlen(meta_mark);
-    if (!line || nul || strncmp(line, meta_mark, ml)) {
+    size_t ml = 0;
+    for (int k = TREC_TOURNAMENT; line && !nul && !ml && k <= TREC_ROUNDROBIN; k++)
+        if (!strncmp(line, meta_marks[k], strlen(meta_marks[k]))) {
+            f->m.kind = (trec_kind)k;
+            ml = strlen(meta_marks[k]);
+        }
+    if (!ml) {
         fmt(err, err_size,
-            "%s:1: not a per-game CSV of 'ggp tournament' (its first line is not '# ggp tournament,...': another "
-            "file, or one of an older version)",
+            "%s:1: not a per-game CSV of 'ggp tournament' or 'ggp roundrobin' (its first line is not '# ggp "
+            "tournament,...' or '# ggp roundrobin,...': another file, or one of an older version)",
             f->path);
         return false;
     }
-    char *fields[32];
-    int n = csv_split(line + ml, fields, 31);
-    if (n < 0 || n > 31) {
+    enum { MAX_FIELDS = 16 + TREC_MAX_PLAYERS };
+    char *fields[MAX_FIELDS + 1];
+    int n = trec_csv_split(line + ml, fields, MAX_FIELDS);
+    if (n < 0 || n > MAX_FIELDS) {
         fmt(err, err_size, "%s:1: bad metadata line (%s)", f->path, n < 0 ? "a quote not closed" : "too many fields");
         return false;
     }
@@ -335,14 +493,21 @@ static bool parse_meta(trec_file_t *f, char *err, size_t err_size)
             return false;
         }
     }
-    if (seen != (1u << 10) - 1) {
-        fmt(err, err_size, "%s:1: metadata line without all of games, seed, shard, shard_games, roles, rules, "
-                           "rules_hash, a, b, sweep", f->path);
+    if (seen != meta_required(f->m.kind)) {
+        fmt(err, err_size, "%s:1: metadata line without all of %s", f->path,
+            f->m.kind == TREC_ROUNDROBIN
+                ? "games_per_pair, seed, shard, shard_games, roles, rules, rules_hash, player"
+                : "games, seed, shard, shard_games, roles, rules, rules_hash, a, b, sweep");
         return false;
     }
+    if (!f->m.sweep) f->m.sweep = xstrdup("");
+    if (!f->m.a) f->m.a = xstrdup("");
+    if (!f->m.b) f->m.b = xstrdup("");
     line = next_line(f, &nul);
-    if (!line || nul || strcmp(line, header)) {
-        fmt(err, err_size, "%s:2: not the column header of this version of 'ggp tournament'", f->path);
+    size_t hl = strlen(header);
+    bool rr = f->m.kind == TREC_ROUNDROBIN;
+    if (!line || nul || strncmp(line, header, hl) || strcmp(line + hl, rr ? rr_header_tail : "")) {
+        fmt(err, err_size, "%s:2: not the column header of this version of 'ggp %s'", f->path, kind_names[f->m.kind]);
         return false;
     }
     return true;
@@ -399,28 +564,49 @@ static const char *parse_goals(const trec_t *r, char *s, trec_game_t *g)
     return goal ? "goals of another game (more than one per role)" : NULL;
 }
 
+/* The point of a row whose game number is n (checked: in range, A's and
+ * B's specs a and b those of the point) into *p; NULL or what is wrong. */
+static const char *row_point(const trec_t *r, uint32_t n, const char *a, const char *b, size_t *p)
+{
+    if (r->m.kind == TREC_ROUNDROBIN) {
+        if (n >= r->n_pts * r->m.games) return "game number out of range (another --games-per-pair or --player?)";
+        *p = n / r->m.games;
+        if (strcmp(a, r->a_texts[*p]) || strcmp(b, r->b_texts[*p]))
+            return "other players for this game's pair (other --player options?)";
+        return NULL;
+    }
+    if (n >= r->m.games) return "game number out of range (another --games?)";
+    for (*p = 0; *p < r->n_pts && strcmp(a, r->a_texts[*p]); ++*p) continue;
+    if (*p == r->n_pts) return "other players (another --a or --sweep?)";
+    if (strcmp(b, r->m.b)) return "other players (another --b?)";
+    return NULL;
+}
+
 static const char *parse_row(const trec_file_t *f, const trec_t *r, char *line, size_t *idx, trec_game_t *g)
 {
-    char *c[N_COLS + 1];
-    int n = csv_split(line, c, N_COLS);
+    bool rr = r->m.kind == TREC_ROUNDROBIN;
+    char *c[N_COLS_RR + 1];
+    int n = trec_csv_split(line, c, rr ? N_COLS_RR : N_COLS);
     if (n < 0) return "a quote that is not closed";
-    if (n != N_COLS) return "not 16 columns";
+    if (n != (rr ? N_COLS_RR : N_COLS)) return rr ? "not 17 columns" : "not 16 columns";
     uint32_t k, seat;
-    if (!u32_of(c[0], &k) || k >= r->m.games) return "game number out of range (another --games?)";
-    if (!trec_in_shard(&f->m, k)) return "a game of another shard (its number mod shards is not this file's shard)";
+    size_t p = 0;
+    if (!u32_of(c[0], &k)) return "game number out of range (not a number)";
+    const char *bad = row_point(r, k, c[11], c[12], &p);
+    if (bad && strncmp(bad, "other", 5)) return bad; /* out of range: before the shard */
+    if (!number_in_shard(&f->m, k)) return "a game of another shard (its number mod shards is not this file's shard)";
+    size_t i = rr ? k : p * r->m.games + k;
     if (!u64_of(c[1], &g->seed) || g->seed != rng_derive(r->m.seed, k)) return "another seed (another --seed?)";
-    if (!u32_of(c[10], &seat) || seat != k % r->m.n_roles) return "A is not in seat game mod roles";
+    if (!u32_of(c[10], &seat) || seat != (rr ? k % r->m.games : k) % r->m.n_roles)
+        return "A is not in seat game mod roles";
     g->a_seat = seat;
     if (strcmp(c[2], r->role[seat])) return "A's role is not the role of its seat";
-    size_t p = 0;
-    while (p < r->n_pts && strcmp(c[11], r->a_texts[p])) p++;
-    if (p == r->n_pts) return "other players (another --a or --sweep?)";
-    if (strcmp(c[12], r->m.b)) return "other players (another --b?)";
+    if (bad) return bad;
     g->outcome = -2;
     for (int o = 0; o < 4; o++)
         if (!strcmp(c[4], outcome_names[o])) g->outcome = o - 1;
     if (g->outcome == -2) return "unknown outcome";
-    const char *bad = parse_goals(r, c[3], g);
+    bad = parse_goals(r, c[3], g);
     if (bad) return bad;
     if (g->outcome != TREC_FAILED && g->outcome != trec_outcome(g->goals, r->m.n_roles, seat))
         return "an outcome that does not follow from the goals";
@@ -433,9 +619,13 @@ static const char *parse_row(const trec_file_t *f, const trec_t *r, char *line, 
     errno = 0;
     g->moves_hash = strtoull(c[15], &end, 16);
     if (strlen(c[15]) != 16 || *end || errno) return "a moves_hash that is not 16 hex digits";
+    if (rr) {
+        g->b_seconds = strtod(c[16], &end);
+        if (*end || end == c[16] || !(g->b_seconds >= 0 && g->b_seconds < 1e12)) return "a count that is not a number";
+    }
     if (g->outcome == TREC_FAILED) snprintf(g->error, sizeof g->error, "failed in an earlier run");
     g->done = true;
-    *idx = p * r->m.games + k;
+    *idx = i;
     return NULL;
 }
 
@@ -452,4 +642,54 @@ int trec_file_next(trec_file_t *f, const trec_t *r, size_t *i, trec_game_t *g, c
         fmt(err, err_size, "%s:%u: %s", f->path, f->line, bad);
         return -1;
     }
+}
+
+/* ---- the CSV of a run being played ------------------------------------------- */
+
+FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return NULL;
+    }
+    trec_write_head(r, f);
+    if (!out_stream_sync(f, cmd, path)) {
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_size == 0) return trec_csv_start(r, cmd, path);
+    trec_file_t f;
+    char err[1024];
+    if (!trec_file_open(&f, path, err, sizeof err)) {
+        fprintf(stderr, "ggp %s: --resume: %s\n", cmd, err);
+        return NULL;
+    }
+    const char *differs = trec_meta_differs(&r->m, &f.m, true);
+    bool ok = !differs;
+    if (differs) fprintf(stderr, "ggp %s: --resume: %s:1: %s\n", cmd, path, differs);
+    trec_game_t g;
+    size_t i;
+    for (int got; ok && (got = trec_file_next(&f, r, &i, &g, err, sizeof err)) != 0;) {
+        ok = got > 0 && !r->games[i].done;
+        if (got < 0) fprintf(stderr, "ggp %s: --resume: %s\n", cmd, err);
+        else if (!ok) fprintf(stderr, "ggp %s: --resume: %s:%u: a second row for game %u\n", cmd, path, f.line, trec_number(r, i));
+        else r->games[i] = g;
+    }
+    FILE *out = NULL;
+    if (!ok) {
+        /* reported */
+    } else if (f.keep < f.src->len && truncate(path, (off_t)f.keep) != 0) {
+        fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    } else if (!(out = fopen(path, "a"))) {
+        fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    }
+    trec_file_close(&f);
+    return out;
 }

@@ -1,8 +1,10 @@
-/* tourn_rec.h - the record of a tournament: what is played (rules, seed,
- * games, shard, players, sweep) and every finished game, with its per-game
- * CSV. `ggp tournament` appends a row to the CSV as each game ends,
- * `--resume` reads it back and `ggp results merge` combines the CSVs of
- * shards into the outputs of the unsharded run.
+/* tourn_rec.h - the record of a run of games, `ggp tournament` (A against
+ * B, maybe over a sweep of A's spec) or `ggp roundrobin` (every pair of
+ * several players): what is played (rules, seed, games, shard, players)
+ * and every finished game, with its per-game CSV. Both commands append a
+ * row to the CSV as each game ends, `--resume` reads it back and `ggp
+ * results merge` combines the CSVs of shards into the outputs of the
+ * unsharded run. One reader and one writer serve both commands.
  *
  * The CSV is a line of metadata, the column header, then one row per
  * finished game in the order the games ended:
@@ -11,11 +13,22 @@
  *     rules=tictactoe.kif,rules_hash=...,a=SPEC,b=SPEC,sweep=KEY=V1,V2
  *   game,seed,a_role,goals,outcome,a_searches,...,a_spec,b_spec,...
  *
- * (one line; fields with commas quoted). A tournament is one point, or one
- * per swept value; each point plays games 0..games-1. Game k has seed
- * rng_derive(seed, k), puts A in seat k mod roles, and belongs to shard
- * k mod shards. shard_games is the number of rows of the finished shard,
- * so a file says how far its shard is.
+ *   # ggp roundrobin,games_per_pair=6,seed=1,shard=0/4,shard_games=5,
+ *     roles=x;o,rules=...,rules_hash=...,player=SPEC1,player=SPEC2,...
+ *   game,seed,a_role,...,moves_hash,b_seconds
+ *
+ * (one line; fields with commas quoted). The games are in points of
+ * `games` games each, game k of point p at index p * games + k: the
+ * points of a tournament's sweep (one point without a sweep), or the
+ * pairs (i, j), i < j, of a round robin in order (0,1) (0,2) .. (1,2) ..,
+ * where A is player i and B player j. A game's number is k in a
+ * tournament (each point plays the same games 0..games-1) and its index in
+ * a round robin (the game of the whole run). Game number n has seed
+ * rng_derive(seed, n) and belongs to shard n mod shards; A sits in seat
+ * k mod roles and B in every other seat. shard_games is the number of
+ * rows of the finished shard, so a file says how far its shard is. A
+ * round robin's rows add B's search time (its table gives each method's
+ * time per game).
  *
  * Every line read is checked against the metadata; what is wrong is
  * reported as "FILE:LINE: reason" (the files are untrusted input). */
@@ -30,12 +43,14 @@
 #include "base/diag.h"
 #include "player/cli/local_game.h"
 
-enum { TREC_MAX_ROLES = 64, TREC_MAX_GAMES = 1000000 /* over all points */ };
+enum { TREC_MAX_ROLES = 64, TREC_MAX_GAMES = 1000000 /* over all points */, TREC_MAX_PLAYERS = 256 };
+typedef enum trec_kind { TREC_TOURNAMENT, TREC_ROUNDROBIN } trec_kind;
 enum { TREC_LOSS = -1, TREC_DRAW = 0, TREC_WIN = 1, TREC_FAILED = 2 };
 
-/* What the tournament is: equal metadata, same games. */
+/* What the run is: equal metadata, same games. */
 typedef struct trec_meta {
-    uint32_t games;      /* per point */
+    trec_kind kind;
+    uint32_t games;      /* per point (a round robin's games per pair) */
     uint64_t seed;       /* base seed */
     uint32_t shard;      /* this file's games: k mod shards == shard */
     uint32_t shards;     /* 1: unsharded */
@@ -44,8 +59,10 @@ typedef struct trec_meta {
     char *roles;         /* role names joined by ';' */
     char *rules;         /* rule file name, without its folder */
     uint64_t rules_hash; /* FNV-1a of the rule file's bytes */
-    char *a, *b;         /* the specs as given */
-    char *sweep;         /* "KEY=V1,V2,..." or "" */
+    char *a, *b;         /* tournament: the specs as given */
+    char *sweep;         /* tournament: "KEY=V1,V2,..." or "" */
+    uint32_t n_players;  /* round robin: its players' specs */
+    char **players;
 } trec_meta_t;
 
 /* One game. */
@@ -58,6 +75,7 @@ typedef struct trec_game {
     uint64_t moves_hash; /* local_game_t.moves_hash */
     int goals[TREC_MAX_ROLES];
     seat_totals_t a;
+    double b_seconds;    /* every B seat's search time (round robin) */
     char error[160];     /* why a failed game failed */
 } trec_game_t;
 
@@ -65,7 +83,9 @@ typedef struct trec {
     trec_meta_t m;
     char key[64];        /* the swept key, or "" */
     size_t n_pts;
-    char **a_texts;      /* A's spec of each point (a, or a with KEY=V) */
+    char **a_texts;      /* A's spec of each point (a, a with KEY=V; a pair's first, into m) */
+    const char **b_texts; /* B's of each point (into m) */
+    uint32_t *pair;      /* round robin: the players of point p at 2p, 2p+1 */
     char **values;       /* the swept value of each point (NULL: no sweep) */
     char *role[TREC_MAX_ROLES]; /* into roles_buf */
     char *roles_buf;
@@ -79,8 +99,13 @@ typedef struct trec {
 bool trec_init(trec_t *r, const trec_meta_t *meta, char *err, size_t err_size);
 void trec_free(trec_t *r);
 
-/* Whether game k (of every point) is one of this shard's. */
-bool trec_in_shard(const trec_meta_t *m, uint32_t k);
+/* The number of game i (its index in r->games), which gives its seed and
+ * shard. */
+uint32_t trec_number(const trec_t *r, size_t i);
+/* Whether game i is one of the games of shard's shard. */
+bool trec_in_shard(const trec_t *r, const trec_meta_t *shard, size_t i);
+/* Game i's seed and A's seat into g. */
+void trec_setup(const trec_t *r, size_t i, trec_game_t *g);
 
 /* The outcome for A in seat a_seat: TREC_WIN if its goal is strictly
  * greater than every other seat's, TREC_DRAW if equal to the best of them,
@@ -89,6 +114,9 @@ int trec_outcome(const int *goals, uint32_t n_roles, uint32_t a_seat);
 
 /* A CSV field, quoted when quote is set or it must be ("" for "). */
 void trec_csv_field(const char *s, bool quote, FILE *out);
+/* Split a CSV line in place into fields (quoted ones unquoted). Returns
+ * the count, max + 1 if there are more, -1 if a quote is not closed. */
+int trec_csv_split(char *line, char **f, int max);
 
 /* The metadata line and the column header. */
 void trec_write_head(const trec_t *r, FILE *out);
@@ -123,5 +151,15 @@ bool trec_file_from(trec_file_t *f, src_t *src, char *err, size_t err_size);
  * game: the caller checks for a duplicate in r->games[*i].done. */
 int trec_file_next(trec_file_t *f, const trec_t *r, size_t *i, trec_game_t *g, char *err, size_t err_size);
 void trec_file_close(trec_file_t *f);
+
+/* A new per-game CSV at path with r's head, synced. NULL (message printed
+ * as "ggp CMD: ...") on error. */
+FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path);
+/* --resume: take the finished games of an earlier run from the CSV at path
+ * (a missing or empty one is started afresh) into r, whose metadata and
+ * shard it must have. A last line without its newline (killed while
+ * writing) is cut off: that game is played again. Returns the CSV open
+ * for appending, or NULL (message printed). */
+FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/xalloc.h"
 #include "player/cli/outfile.h"
 #include "search/search.h"
 
@@ -13,7 +14,7 @@ void trep_summarize(const trec_t *r, size_t p, const trec_meta_t *shard, trep_po
 {
     memset(pt, 0, sizeof *pt);
     for (uint32_t k = 0; k < r->m.games; k++) {
-        if (!trec_in_shard(shard, k)) continue;
+        if (!trec_in_shard(r, shard, p * r->m.games + k)) continue;
         const trec_game_t *g = &r->games[p * r->m.games + k];
         if (!g->done) {
             pt->missing++;
@@ -190,5 +191,124 @@ bool trep_write_points(const trec_t *r, const trep_point_t *pts, out_file_t *csv
     }
     out_file_discard(csv);
     out_file_discard(plot);
+    return ok;
+}
+
+/* ---- round robins ------------------------------------------------------------ */
+
+/* Each method's games of the shard (points are pairs: A the first player,
+ * B the second), and each pair's score for the row against the column. */
+static void rr_tally(const trec_t *r, const trec_meta_t *shard, trep_method_t *m, double *px, double *pn)
+{
+    uint32_t n = r->m.n_players;
+    for (size_t i = 0; i < r->n_pts * r->m.games; i++) {
+        if (!trec_in_shard(r, shard, i)) continue;
+        const trec_game_t *g = &r->games[i];
+        size_t p = i / r->m.games;
+        uint32_t a = r->pair[2 * p], b = r->pair[2 * p + 1];
+        if (!g->done) {
+            m[a].missing++;
+            m[b].missing++;
+            continue;
+        }
+        if (g->outcome == TREC_FAILED) {
+            m[a].failed++;
+            m[b].failed++;
+            continue;
+        }
+        double xa = g->outcome == TREC_WIN ? 1 : g->outcome == TREC_DRAW ? 0.5 : 0;
+        m[a].x += xa;
+        m[b].x += 1 - xa;
+        m[a].n++;
+        m[b].n++;
+        m[a].secs += g->a.seconds;
+        m[b].secs += g->b_seconds;
+        px[a * n + b] += xa;
+        px[b * n + a] += 1 - xa;
+        pn[a * n + b]++;
+        pn[b * n + a]++;
+    }
+    for (uint32_t j = 0; j < n; j++) search_agresti_coull(m[j].x, m[j].n, &m[j].lo, &m[j].hi);
+}
+
+static void rr_table(const trec_t *r, const trep_method_t *m, const double *px, const double *pn, FILE *out)
+{
+    uint32_t n = r->m.n_players;
+    const char *const *texts = (const char *const *)r->m.players;
+    fprintf(out, "%-3s %-44s %6s %7s %17s %9s\n", "#", "method", "games", "win%", "95% CI", "s/game");
+    for (uint32_t j = 0; j < n; j++)
+        fprintf(out, "%-3u %-44.44s %6.0f %7.2f   [%5.1f, %5.1f] %9.3f%s\n", j + 1, texts[j], m[j].n,
+                m[j].n ? 100 * m[j].x / m[j].n : 0, 100 * m[j].lo, 100 * m[j].hi, m[j].n ? m[j].secs / m[j].n : 0,
+                m[j].failed ? " (some games failed)" : "");
+    fputs("\nscore of the row against the column (%):\n   ", out);
+    for (uint32_t j = 0; j < n; j++) fprintf(out, " %6u", j + 1);
+    fputc('\n', out);
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(out, "%-3u", i + 1);
+        for (uint32_t j = 0; j < n; j++) {
+            if (i == j || pn[i * n + j] == 0) fprintf(out, " %6s", "-");
+            else fprintf(out, " %6.1f", 100 * px[i * n + j] / pn[i * n + j]);
+        }
+        fputc('\n', out);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        fprintf(out, "result method=%u games=%.0f score=%.4f ci_low=%.4f ci_high=%.4f seconds_per_game=%.4f", j + 1,
+                m[j].n, m[j].n ? m[j].x / m[j].n : 0, m[j].lo, m[j].hi, m[j].n ? m[j].secs / m[j].n : 0);
+        if (m[j].missing) fprintf(out, " missing=%u", m[j].missing);
+        fputc('\n', out);
+    }
+}
+
+/* One horizontal bar per method (score), with its interval. */
+static void rr_svg(const trec_t *r, const trep_method_t *m, FILE *out)
+{
+    uint32_t n = r->m.n_players;
+    const double L = 330, W = 760, row = 26, T = 40, pw = W - L - 30;
+    double H = T + row * n + 40;
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+                 "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
+    fprintf(out, "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" font-size=\"13\">round robin: score over all games "
+                 "(95%% Agresti-Coull), %u games per pair</text>\n", W / 2, r->m.games);
+    for (int q = 0; q <= 4; q++) {
+        double x = L + pw * q / 4;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ccc\"/>\n", x, T, x, T + row * n);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%d%%</text>\n", x, T + row * n + 16, q * 25);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        double y = T + row * j, s = m[j].n ? m[j].x / m[j].n : 0;
+        fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", L - 6, y + 16);
+        xml_text(r->m.players[j], out);
+        fprintf(out, "</text>\n<rect x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"#7f9bb8\"/>\n", L, y + 5,
+                pw * s, row - 10);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n",
+                L + pw * m[j].lo, y + row / 2, L + pw * m[j].hi, y + row / 2);
+    }
+    fputs("</svg>\n", out);
+}
+
+bool trep_rr_report(const trec_t *r, const trec_meta_t *shard, FILE *out, out_file_t *plot, uint32_t *failed,
+                    uint32_t *missing)
+{
+    uint32_t n = r->m.n_players;
+    trep_method_t *m = xcalloc(n, sizeof *m);
+    double *px = xcalloc((size_t)n * n, sizeof *px), *pn = xcalloc((size_t)n * n, sizeof *pn);
+    rr_tally(r, shard, m, px, pn);
+    rr_table(r, m, px, pn, out);
+    *failed = *missing = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        *failed += m[j].failed;
+        *missing += m[j].missing;
+    }
+    *failed /= 2; /* each game counted for both of its methods */
+    *missing /= 2;
+    bool ok = true;
+    if (plot->f) {
+        rr_svg(r, m, plot->f);
+        ok = out_file_commit(plot);
+    }
+    out_file_discard(plot);
+    free(m);
+    free(px);
+    free(pn);
     return ok;
 }

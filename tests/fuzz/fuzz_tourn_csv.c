@@ -1,6 +1,6 @@
 /* fuzz_tourn_csv.c - libFuzzer target for the per-game CSV of `ggp
- * tournament` (player/cli/tourn_rec.h), which `ggp results merge` reads
- * from untrusted files: any bytes give either rows or one "FILE:LINE:
+ * tournament` and `ggp roundrobin` (player/cli/tourn_rec.h), which `ggp
+ * results merge` reads from untrusted files: any bytes give either rows or one "FILE:LINE:
  * reason" line, never a crash, a leak or a read out of bounds. Rows read
  * are written back and must read again the same. */
 #include <stddef.h>

@@ -6,8 +6,11 @@
  * SIGKILL and resumed loses no finished game; merge refuses files of other
  * tournaments, duplicated games and malformed lines naming FILE:LINE, and
  * reports unfinished shards as partial results with the games missing;
- * progress lines with an estimate when stderr is not a terminal. Plays the
- * bundled games/tictactoe.kif with tiny budgets. */
+ * progress lines with an estimate when stderr is not a terminal. The same
+ * for round robins (`ggp roundrobin --shard I/N`): game k of the whole run
+ * (pairs in order) in shard k mod N, the merge equal to the unsharded
+ * table game by game, resume after kill -9, mismatched files refused.
+ * Plays the bundled games/tictactoe.kif with tiny budgets. */
 #include "testutil.h"
 
 #include <signal.h>
@@ -91,78 +94,123 @@ static char *result_line(const char *out)
 
 static const char players[] = "--a grave:playouts=150 --b uct:playouts=150";
 
+/* `ggp RUN` (a command, its rule file and options, playing `games` games
+ * numbered over the whole run) as n shards into PREFIXn_I.csv, their names
+ * into files (" A B ..."): each game in exactly one shard, k in shard k mod
+ * n, and each shard's head gives its size. */
+static void run_shards(const char *run, const char *prefix, int n, int games, char *files, size_t files_size)
+{
+    int seen[64] = {0};
+    assert_true(games <= 64);
+    files[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        int st;
+        snprintf(name, sizeof name, "%s%d_%d.csv", prefix, n, i);
+        free(ggp(&st, "%s --quiet --csv %s --shard %d/%d --jobs 2", run, name, i, n));
+        assert_int_equal(st, 0);
+        char *text = read_file(name);
+        char size_head[128];
+        int size = games > i ? (games - i + n - 1) / n : 0;
+        snprintf(size_head, sizeof size_head, ",shard=%d/%d,shard_games=%d,", i, n, size);
+        assert_non_null(strstr(text, size_head));
+        int rows = 0;
+        for (char *l = strchr(text, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+            int k;
+            if (sscanf(l + 1, "%d,", &k) != 1) continue; /* the header */
+            assert_true(k >= 0 && k < games);
+            assert_int_equal(k % n, i);
+            seen[k]++;
+            rows++;
+        }
+        assert_int_equal(rows, size);
+        free(text);
+        size_t used = strlen(files);
+        snprintf(files + used, files_size - used, " %s", name);
+    }
+    for (int k = 0; k < games; k++) assert_int_equal(seen[k], 1); /* disjoint and complete */
+}
+
+/* The sorted rows of a tournament's CSV without its time column. */
+static char *t_rows(const char *name, int *n) { return tu_csv_rows(path(name), 7, n); }
+
+/* `ggp RUN` (a command, its rule file and options, playing `games` games)
+ * unsharded into PREFIXfull.csv (and PREFIXfull.svg with plot), then for
+ * each n of ns in n shards (run_shards) merged into PREFIXmerged.csv (and
+ * .svg): the same summary of the output (summary: the lines that do not
+ * depend on time), the same rows (rows: sorted, without time columns) and
+ * the same plot; the merged CSV merges again alone to the same. Returns
+ * the unsharded run's output. */
+static char *check_shard_merges(const char *run, const char *prefix, int games, const int *ns, size_t n_ns, bool plot,
+                                char *(*summary)(const char *out), char *(*rows)(const char *name, int *n))
+{
+    int st;
+    char *full = ggp(&st, "%s --quiet --csv %sfull.csv%s%s%s", run, prefix, plot ? " --plot " : "", plot ? prefix : "",
+                     plot ? "full.svg" : "");
+    assert_int_equal(st, 0);
+    char *want = summary(full), name[64];
+    int n_full;
+    snprintf(name, sizeof name, "%sfull.csv", prefix);
+    char *full_rows = rows(name, &n_full);
+    assert_int_equal(n_full, games);
+    for (size_t t = 0; t < n_ns; t++) {
+        char files[1024];
+        run_shards(run, prefix, ns[t], games, files, sizeof files);
+        char *out = ggp(&st, "results merge%s --csv %smerged.csv%s%s%s", files, prefix, plot ? " --plot " : "",
+                        plot ? prefix : "", plot ? "merged.svg" : "");
+        assert_int_equal(st, 0);
+        char *got = summary(out);
+        assert_string_equal(got, want);
+        int n_m;
+        snprintf(name, sizeof name, "%smerged.csv", prefix);
+        char *m_rows = rows(name, &n_m);
+        assert_string_equal(m_rows, full_rows); /* same seeds, goals, steps, moves_hash */
+        if (plot) {
+            snprintf(name, sizeof name, "%sfull.svg", prefix);
+            char *a = read_file(name);
+            snprintf(name, sizeof name, "%smerged.svg", prefix);
+            char *b = read_file(name);
+            assert_string_equal(a, b);
+            free(a);
+            free(b);
+        }
+        /* the merged CSV is the unsharded run's: it merges again alone */
+        free(out);
+        out = ggp(&st, "results merge %smerged.csv --quiet", prefix);
+        assert_int_equal(st, 0);
+        free(got);
+        got = summary(out);
+        assert_string_equal(got, want);
+        free(out);
+        free(got);
+        free(m_rows);
+    }
+    free(want);
+    free(full_rows);
+    return full;
+}
+
 /* Every game in exactly one shard (k mod N), each shard's CSV head says
  * its size, and the merge equals the unsharded run row by row. */
 static void test_shards_partition_and_merge(void **state)
 {
     (void)state;
-    enum { GAMES = 10 };
-    int st;
-    char *full = ggp(&st, "tournament %s %s --games %d --seed 4 --quiet --csv full.csv", game, players, GAMES);
-    assert_int_equal(st, 0);
-    char *want = result_line(full);
-    int n_full;
-    char *full_rows = tu_csv_rows(path("full.csv"), 7, &n_full);
-    assert_int_equal(n_full, GAMES);
-    char *head = read_file("full.csv");
-    assert_int_equal(strncmp(head, "# ggp tournament,games=10,seed=4,shard=0/1,shard_games=10,", 58), 0);
-    free(head);
-
+    char run[2048];
+    snprintf(run, sizeof run, "tournament %s %s --games 10 --seed 4", game, players);
     const int ns[] = {1, 3, 4};
-    for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
-        int n = ns[t];
-        int seen[GAMES] = {0};
-        char files[512] = "";
-        for (int i = 0; i < n; i++) {
-            char name[64];
-            snprintf(name, sizeof name, "s%d_%d.csv", n, i);
-            char *out = ggp(&st, "tournament %s %s --games %d --seed 4 --quiet --csv %s --shard %d/%d --jobs 2", game,
-                            players, GAMES, name, i, n);
-            assert_int_equal(st, 0);
-            free(out);
-            char *text = read_file(name);
-            char want_head[128];
-            int size = (GAMES - i + n - 1) / n;
-            snprintf(want_head, sizeof want_head, "shard=%d/%d,shard_games=%d,", i, n, size);
-            assert_non_null(strstr(text, want_head));
-            int rows = 0;
-            for (char *l = strchr(text, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
-                int k;
-                if (sscanf(l + 1, "%d,", &k) != 1) continue; /* the header */
-                assert_true(k >= 0 && k < GAMES);
-                assert_int_equal(k % n, i);
-                seen[k]++;
-                rows++;
-            }
-            assert_int_equal(rows, size);
-            free(text);
-            strcat(strcat(files, " "), name);
-        }
-        for (int k = 0; k < GAMES; k++) assert_int_equal(seen[k], 1); /* disjoint and complete */
-
-        char merged[64];
-        snprintf(merged, sizeof merged, "merged%d.csv", n);
-        char *out = ggp(&st, "results merge%s --csv %s", files, merged);
-        assert_int_equal(st, 0);
-        char *got = result_line(out);
-        assert_string_equal(got, want);
-        int n_m;
-        char *m_rows = tu_csv_rows(path(merged), 7, &n_m);
-        assert_string_equal(m_rows, full_rows); /* same seeds, goals, steps, moves_hash */
-        /* the merged CSV is the unsharded run's: it merges again alone */
-        free(out);
-        out = ggp(&st, "results merge %s --quiet", merged);
-        assert_int_equal(st, 0);
-        char want_nl[512];
-        snprintf(want_nl, sizeof want_nl, "%s\n", want);
-        assert_string_equal(out, want_nl);
-        free(out);
-        free(got);
-        free(m_rows);
-    }
-    free(full);
+    char *full = check_shard_merges(run, "s", 10, ns, 3, false, result_line, t_rows);
+    char *head = read_file("sfull.csv");
+    assert_int_equal(strncmp(head, "# ggp tournament,games=10,seed=4,shard=0/1,shard_games=10,", 58), 0);
+    /* the result line alone on stdout, when merged quietly */
+    char *want = result_line(full);
+    int st;
+    char *out = ggp(&st, "results merge smerged.csv --quiet");
+    assert_int_equal(strncmp(out, want, strlen(want)), 0);
+    assert_string_equal(out + strlen(want), "\n");
+    free(out);
     free(want);
-    free(full_rows);
+    free(head);
+    free(full);
 }
 
 /* A sweep in shards: the same result lines, points CSV (but for the time
@@ -208,85 +256,107 @@ static void test_sweep_shards(void **state)
     free(full);
 }
 
-/* kill -9 of a shard, --resume, merge: the unsharded result, no finished
- * game played again or lost. */
-static void test_shard_kill_resume(void **state)
+/* The kill -9 of a shard and its --resume, for `ggp RUN` (a command, its
+ * rule file and options, without --csv or --shard, playing 2 * half games):
+ * shard 1/2 runs whole into PREFIX1.csv; shard 0/2 is killed after two
+ * games in PREFIX0.csv; their merge is partial (exit 1: the games so far,
+ * missing=M, written to PREFIXpart.csv); a half row appended (killed while
+ * writing) is dropped by --resume, which refuses another shard and keeps
+ * every row, none twice. Then the merge of the finished shards into
+ * PREFIXmerged.csv, and the partial merge completed by --resume, equal the
+ * unsharded run into PREFIXfull.csv: the same summary of their output
+ * (summary: the lines that do not depend on time) and the same rows
+ * (rows: the sorted rows of a CSV without its time columns). */
+static void kill_and_resume(const char *run, const char *prefix, int half, char *(*summary)(const char *out),
+                            char *(*rows)(const char *name, int *n))
 {
-    (void)state;
-    enum { GAMES = 12 };
-    const char *slow = "--a grave:playouts=20000 --b uct:playouts=20000";
     int st;
-    char *full = ggp(&st, "tournament %s %s --games %d --seed 8 --quiet --csv kfull.csv", game, slow, GAMES);
+    char *full = ggp(&st, "%s --quiet --csv %sfull.csv", run, prefix);
     assert_int_equal(st, 0);
-    char *want = result_line(full);
-    char *out = ggp(&st, "tournament %s %s --games %d --seed 8 --quiet --csv k1.csv --shard 1/2", game, slow, GAMES);
+    char *want = summary(full);
+    free(full);
+    char *out = ggp(&st, "%s --quiet --csv %s1.csv --shard 1/2", run, prefix);
     assert_int_equal(st, 0);
     free(out);
-
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "exec %s tournament %s %s --games %d --seed 8 --quiet --csv %s --shard 0/2 >/dev/null",
-             GGP_BIN, game, slow, GAMES, path("k0.csv"));
+    char cmd[4096], name[64];
+    snprintf(name, sizeof name, "%s0.csv", prefix);
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec %s %s --quiet --csv %s --shard 0/2 >/dev/null", dir, GGP_BIN, run,
+             path(name));
     pid_t pid = tu_spawn(cmd);
-    char *text = tu_wait_lines(path("k0.csv"), 4, 30000); /* head (2 lines) + 2 games */
+    char *text = tu_wait_lines(path(name), 4, 30000); /* head (2 lines) + 2 games */
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);
     assert_true(WIFSIGNALED(st));
     free(text);
-    text = read_file("k0.csv");
+    text = read_file(name);
     int kept = tu_count_char(text, '\n') - 2;
-    printf("note: %d of %d games of shard 0/2 kept after kill -9\n", kept, GAMES / 2);
-    assert_true(kept >= 2 && kept < GAMES / 2);
+    printf("note: %s: %d of %d games of shard 0/2 kept after kill -9\n", prefix, kept, half);
+    assert_true(kept >= 2 && kept < half);
 
-    /* a partial merge: the games so far, with their interval and the count missing */
-    out = ggp(&st, "results merge k0.csv k1.csv --csv kpart.csv");
+    /* a partial merge: the games so far, with their intervals and the count missing */
+    out = ggp(&st, "results merge %s0.csv %s1.csv --csv %spart.csv", prefix, prefix, prefix);
     assert_int_equal(st, 1);
     char missing[32];
-    snprintf(missing, sizeof missing, " missing=%d\n", GAMES / 2 - kept);
+    snprintf(missing, sizeof missing, " missing=%d\n", half - kept);
     assert_non_null(strstr(out, missing));
     assert_non_null(strstr(out, "(unfinished)"));
     assert_non_null(strstr(out, "games missing:"));
     free(out);
 
     /* a kill in the middle of a row leaves half a line: resume drops it */
-    FILE *f = fopen(path("k0.csv"), "a");
+    FILE *f = fopen(path(name), "a");
     fputs("10,1234,xpla", f);
     fclose(f);
-    expect(2, "k0.csv:1: another shard (another --shard?)",
-           "tournament %s %s --games %d --seed 8 --quiet --csv k0.csv --shard 0/3 --resume", game, slow, GAMES);
-    out = ggp(&st, "tournament %s %s --games %d --seed 8 --csv k0.csv --shard 0/2 --resume --progress-every 0", game,
-              slow, GAMES);
+    char why[128];
+    snprintf(why, sizeof why, "%s:1: another shard (another --shard?)", name);
+    expect(2, why, "%s --quiet --csv %s --shard 0/3 --resume", run, name);
+    out = ggp(&st, "%s --csv %s --shard 0/2 --resume", run, name);
     assert_int_equal(st, 0);
     char note[128];
-    snprintf(note, sizeof note, "resuming k0.csv: %d of %d games done", kept, GAMES / 2);
+    snprintf(note, sizeof note, "resuming %s: %d of %d games done", name, kept, half);
     assert_non_null(strstr(out, note));
-    /* the rows kept are still there, none twice */
-    char *again = read_file("k0.csv");
-    assert_int_equal(strncmp(again, text, strlen(text)), 0);
-    assert_int_equal(tu_count_char(again, '\n') - 2, GAMES / 2);
+    char *again = read_file(name);
+    assert_int_equal(strncmp(again, text, strlen(text)), 0); /* the rows kept are still there */
+    assert_int_equal(tu_count_char(again, '\n') - 2, half);  /* none twice */
     free(again);
     free(out);
-    out = ggp(&st, "results merge k1.csv k0.csv --csv kmerged.csv");
-    assert_int_equal(st, 0);
-    char *got = result_line(out);
-    assert_string_equal(got, want);
-    /* the partial merge is an unsharded CSV that --resume completes */
-    free(out);
-    out = ggp(&st, "tournament %s %s --games %d --seed 8 --quiet --csv kpart.csv --resume", game, slow, GAMES);
-    assert_int_equal(st, 0);
-    free(got);
-    got = result_line(out);
-    assert_string_equal(got, want);
-    int n1, n2;
-    char *r1 = tu_csv_rows(path("kfull.csv"), 7, &n1), *r2 = tu_csv_rows(path("kmerged.csv"), 7, &n2);
-    assert_int_equal(n1, GAMES);
-    assert_string_equal(r1, r2);
-    free(r1);
-    free(r2);
-    free(got);
-    free(out);
     free(text);
+    out = ggp(&st, "results merge %s1.csv %s0.csv --csv %smerged.csv", prefix, prefix, prefix);
+    assert_int_equal(st, 0);
+    char *got = summary(out);
+    assert_string_equal(got, want);
+    free(got);
+    free(out);
+    /* the partial merge is an unsharded CSV that --resume completes */
+    out = ggp(&st, "%s --quiet --csv %spart.csv --resume", run, prefix);
+    assert_int_equal(st, 0);
+    got = summary(out);
+    assert_string_equal(got, want);
+    const char *const names[] = {"full", "merged", "part"};
+    char *r[3];
+    for (int i = 0; i < 3; i++) {
+        int n;
+        snprintf(name, sizeof name, "%s%s.csv", prefix, names[i]);
+        r[i] = rows(name, &n);
+        assert_int_equal(n, 2 * half);
+    }
+    assert_string_equal(r[1], r[0]);
+    assert_string_equal(r[2], r[0]);
+    for (int i = 0; i < 3; i++) free(r[i]);
+    free(got);
+    free(out);
     free(want);
-    free(full);
+}
+
+/* kill -9 of a shard, --resume, merge: the unsharded result, no finished
+ * game played again or lost. */
+static void test_shard_kill_resume(void **state)
+{
+    (void)state;
+    char run[2048];
+    snprintf(run, sizeof run, "tournament %s --a grave:playouts=20000 --b uct:playouts=20000 --games 12 --seed 8",
+             game);
+    kill_and_resume(run, "k", 6, result_line, t_rows);
 }
 
 /* Copy of file `from` with line `line` (1-based) replaced. */
@@ -305,6 +375,55 @@ static void with_line(const char *from, const char *to, int line, const char *te
     }
     fclose(f);
     free(t);
+}
+
+/* A line of a CSV replaced, and the reason to expect for it. */
+typedef struct bad_line {
+    int line;
+    const char *text, *why;
+} bad_line_t;
+
+/* Each of bad in place of its line of the CSV `good`, as PREFIXLINE.csv
+ * merged with `other`: refused (exit 2) with its why. */
+static void expect_bad_lines(const char *good, const char *other, const char *prefix, const bad_line_t *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%d.csv", prefix, bad[i].line);
+        with_line(good, name, bad[i].line, bad[i].text);
+        expect(2, bad[i].why, "results merge %s %s", name, other);
+    }
+}
+
+/* A field of a good row (column col, from 0) replaced, and the reason. */
+typedef struct bad_field {
+    int col;
+    const char *value, *why;
+} bad_field_t;
+
+/* Each of bad in place of its column of the first row (line 3) of the CSV
+ * `good`, as PREFIX.csv merged alone: refused with "PREFIX.csv:3: why". */
+static void expect_bad_fields(const char *good, const char *prefix, const bad_field_t *bad, size_t n)
+{
+    char *text = read_file(good);
+    const char *r3 = strchr(strchr(text, '\n') + 1, '\n') + 1;
+    char name[64];
+    snprintf(name, sizeof name, "%s.csv", prefix);
+    for (size_t i = 0; i < n; i++) {
+        char row[1024] = "", *save = NULL, copy[1024];
+        snprintf(copy, sizeof copy, "%.*s", (int)strcspn(r3, "\n"), r3);
+        /* the specs are quoted without commas: split on commas */
+        int c = 0;
+        for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save), c++) {
+            if (c) strcat(row, ",");
+            strcat(row, c == bad[i].col ? bad[i].value : f);
+        }
+        with_line(good, name, 3, row);
+        char why[160];
+        snprintf(why, sizeof why, "%s:3: %s", name, bad[i].why);
+        expect(2, why, "results merge %s", name);
+    }
+    free(text);
 }
 
 /* Files of other tournaments, duplicated games and bad lines are refused
@@ -341,10 +460,7 @@ static void test_merge_rejects(void **state)
     expect(2, "is also at", "results merge r0.csv q0.csv");
 
     /* malformed lines, each named */
-    struct {
-        int line;
-        const char *text, *why;
-    } bad[] = {
+    const bad_line_t bad[] = {
         {3, "0,1,2", "bad3.csv:3: not 16 columns"},
         {3, "\"0,1", "bad3.csv:3: a quote that is not closed"},
         {3, "x,1,xplayer,,,,,,,,,,,,,", "bad3.csv:3: game number out of range"},
@@ -360,17 +476,9 @@ static void test_merge_rejects(void **state)
     char row3[1024];
     const char *r3 = strchr(strchr(good, '\n') + 1, '\n') + 1;
     snprintf(row3, sizeof row3, "%.*s", (int)strcspn(r3, "\n"), r3);
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "bad%d.csv", bad[i].line);
-        with_line("r0.csv", name, bad[i].line, bad[i].text);
-        expect(2, bad[i].why, "results merge %s r1.csv", name);
-    }
+    expect_bad_lines("r0.csv", "r1.csv", "bad", bad, sizeof bad / sizeof *bad);
     /* fields of a good row changed one at a time */
-    struct {
-        int col;
-        const char *value, *why;
-    } fields[] = {
+    const bad_field_t fields[] = {
         {2, "oplayer", "A's role is not the role of its seat"},
         {3, "xplayer=100", "goals of another game"},
         {3, "xplayer=100;oplayer=zero", "a goal that is not a number"},
@@ -382,20 +490,7 @@ static void test_merge_rejects(void **state)
         {12, "\"grave\"", "other players (another --b?)"},
         {15, "zz", "a moves_hash that is not 16 hex digits"},
     };
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-        char row[1024] = "", *save = NULL, copy[1024];
-        snprintf(copy, sizeof copy, "%s", row3);
-        /* the specs are quoted without commas: split on commas */
-        int c = 0;
-        for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save), c++) {
-            if (c) strcat(row, ",");
-            strcat(row, c == fields[i].col ? fields[i].value : f);
-        }
-        with_line("r0.csv", "badf.csv", 3, row);
-        char why[128];
-        snprintf(why, sizeof why, "badf.csv:3: %s", fields[i].why);
-        expect(2, why, "results merge badf.csv");
-    }
+    expect_bad_fields("r0.csv", "badf", fields, sizeof fields / sizeof *fields);
     /* an outcome that does not follow from the goals */
     char *flip = strstr(row3, ",win,") ? strstr(row3, ",win,") : strstr(row3, ",draw,");
     if (flip) {
@@ -483,6 +578,158 @@ static void test_progress_lines(void **state)
     free(out);
 }
 
+/* ---- round robins ---------------------------------------------------------- */
+
+static const char rr_players[] = "--player random --player uct:playouts=40 --player grave:playouts=40";
+
+/* The rows of a round robin's CSV, sorted, without its two time columns
+ * (a_seconds, column 7, and b_seconds, the last). */
+static char *rr_rows(const char *name, int *n)
+{
+    char *rows = tu_csv_rows(path(name), 7, n);
+    char *w = rows;
+    for (char *l = rows; *l;) {
+        char *nl = strchr(l, '\n'), *comma = l;
+        for (char *c = l; c < nl; c++)
+            if (*c == ',') comma = c;
+        memmove(w, l, (size_t)(comma - l));
+        w += comma - l;
+        *w++ = '\n';
+        l = nl + 1;
+    }
+    *w = '\0';
+    return rows;
+}
+
+/* What a round robin's output says but for times: its result lines cut
+ * before seconds_per_game (kept: " missing=M"), and the table of pairs. */
+static char *rr_scores(const char *out)
+{
+    char *s = calloc(1, strlen(out) + 1), *w = s;
+    const char *pairs = strstr(out, "score of the row against the column");
+    if (!pairs) fail_msg("no table of pairs in:\n%s", out);
+    for (const char *l = pairs; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        const char *secs = strstr(l, " seconds_per_game=");
+        if (!strncmp(l, "result ", 7) && secs && secs < l + len) {
+            const char *rest = strchr(secs + 1, ' ');
+            w += sprintf(w, "%.*s%.*s\n", (int)(secs - l), l, rest && rest < l + len ? (int)(l + len - rest) : 0,
+                         rest ? rest : "");
+        } else if (strncmp(l, "ggp ", 4)) { /* not a note on stderr */
+            w += sprintf(w, "%.*s\n", (int)len, l);
+        }
+        l = nl ? nl + 1 : l + len;
+    }
+    return s;
+}
+
+/* Every game of the whole run in exactly one shard (k mod N, k counted over
+ * all pairs), each shard's head says its size, and the merge equals the
+ * unsharded run game by game: same rows (seeds, goals, steps, moves
+ * hashes), same result lines and pair table, same plot. */
+static void test_rr_shards_partition_and_merge(void **state)
+{
+    (void)state;
+    char run[2048];
+    snprintf(run, sizeof run, "roundrobin %s %s --games-per-pair 5 --seed 5", game, rr_players);
+    const int ns[] = {2, 4, 16};
+    free(check_shard_merges(run, "rs", 15, ns, 3, true, rr_scores, rr_rows));
+    char *head = read_file("rsfull.csv");
+    const char *want_head = "# ggp roundrobin,games_per_pair=5,seed=5,shard=0/1,shard_games=15,roles=xplayer;oplayer,"
+                            "rules=tictactoe.kif,rules_hash=";
+    assert_int_equal(strncmp(head, want_head, strlen(want_head)), 0);
+    assert_non_null(strstr(head, ",player=random,player=uct:playouts=40,player=grave:playouts=40\n"));
+    free(head);
+}
+
+/* kill -9 of a round robin's shard, --resume, merge: the unsharded games,
+ * none played again or lost. */
+static void test_rr_shard_kill_resume(void **state)
+{
+    (void)state;
+    char run[2048];
+    snprintf(run, sizeof run,
+             "roundrobin %s --player grave:playouts=20000 --player uct:playouts=20000 --games-per-pair 12 --seed 9",
+             game);
+    kill_and_resume(run, "rk", 6, rr_scores, rr_rows);
+}
+
+/* Round robins' files of other runs, mixed with tournaments', duplicated
+ * games and bad lines are refused with FILE:LINE and exit status 2. */
+static void test_rr_merge_rejects(void **state)
+{
+    (void)state;
+    int st;
+    const char *base = "--games-per-pair 2 --quiet";
+    for (int i = 0; i < 2; i++)
+        free(ggp(&st, "roundrobin %s %s %s --seed 3 --csv rr%d.csv --shard %d/2", game, rr_players, base, i, i));
+    expect(0, "result method=3 games=4 ", "results merge rr0.csv rr1.csv");
+
+    free(ggp(&st, "roundrobin %s %s %s --seed 4 --csv rseed.csv --shard 1/2", game, rr_players, base));
+    expect(2, "rseed.csv:1: another seed (another --seed?) than rr0.csv", "results merge rr0.csv rseed.csv");
+    free(ggp(&st, "roundrobin %s %s --games-per-pair 3 --quiet --seed 3 --csv rg.csv --shard 1/2", game, rr_players));
+    expect(2, "rg.csv:1: another number of games per pair (another --games-per-pair?)", "results merge rr0.csv rg.csv");
+    free(ggp(&st, "roundrobin %s --player random --player grave:playouts=40 --player uct:playouts=40 %s --seed 3 "
+                  "--csv rorder.csv --shard 1/2", game, base));
+    expect(2, "rorder.csv:1: other players (other --player options, or in another order?)",
+           "results merge rr0.csv rorder.csv");
+    free(ggp(&st, "roundrobin %s %s --player ab:depth=2 %s --seed 3 --csv rmore.csv --shard 1/2", game, rr_players,
+             base));
+    expect(2, "rmore.csv:1: other players", "results merge rr0.csv rmore.csv");
+    free(ggp(&st, "roundrobin %s %s %s --seed 3 --csv rrules.csv --shard 1/2", game2, rr_players, base));
+    expect(2, "rrules.csv:1: other rules (another FILE.kif?)", "results merge rr0.csv rrules.csv");
+    free(ggp(&st, "tournament %s %s --games 6 --quiet --seed 3 --csv rt.csv --shard 1/2", game, players));
+    expect(2, "rt.csv:1: the CSV of another command (ggp tournament) than rr0.csv", "results merge rr0.csv rt.csv");
+    expect(2, "rr0.csv:1: the CSV of another command (ggp roundrobin) than rt.csv", "results merge rt.csv rr0.csv");
+    expect(2, "rt.csv:1: the CSV of another command (ggp tournament)",
+           "roundrobin %s %s %s --seed 3 --csv rt.csv --shard 1/2 --resume", game, rr_players, base);
+    expect(2, "rr0.csv:3: game 0 is also at rr0.csv:3", "results merge rr0.csv rr1.csv rr0.csv");
+    free(ggp(&st, "roundrobin %s %s %s --seed 3 --csv rq0.csv --shard 0/3", game, rr_players, base));
+    expect(2, "is also at", "results merge rr0.csv rq0.csv");
+
+    /* malformed lines, each named */
+    const bad_line_t bad[] = {
+        {3, "0,1,2", "rbad3.csv:3: not 17 columns"},
+        {3, "6,1,xplayer,,,,,,,,,,,,,,", "rbad3.csv:3: game number out of range"},
+        {3, "1,1,xplayer,,,,,,,,,,,,,,", "rbad3.csv:3: a game of another shard"},
+        {3, "0,1,xplayer,,,,,,,,,,,,,,", "rbad3.csv:3: another seed"},
+        {1, "# ggp roundrobin,games_per_pair=2,seed=3", "rbad1.csv:1: metadata line without all of games_per_pair"},
+        {2, "game,seed", "rbad2.csv:2: not the column header of this version of 'ggp roundrobin'"},
+        /* a round robin's CSV of before the shards: no first line */
+        {1, "game,seed,a,b,a_seat,goals,outcome,a_seconds,b_seconds,a_spec,b_spec",
+         "rbad1.csv:1: not a per-game CSV of 'ggp tournament' or 'ggp roundrobin'"},
+    };
+    expect_bad_lines("rr0.csv", "rr1.csv", "rbad", bad, sizeof bad / sizeof *bad);
+    expect(2, "rbad1.csv:1: not a per-game CSV", "roundrobin %s %s %s --seed 3 --csv rbad1.csv --shard 0/2 --resume",
+           game, rr_players, base);
+    /* one player only */
+    char *good = read_file("rr0.csv");
+    char *one = strdup(good);
+    *strstr(one, ",player=uct") = '\0';
+    char line1[1024];
+    snprintf(line1, sizeof line1, "%s", one);
+    with_line("rr0.csv", "rone.csv", 1, line1);
+    expect(2, "rone.csv:1: 1 players (a round robin has 2 to 256)", "results merge rone.csv");
+    free(one);
+    /* fields of a good row changed one at a time */
+    const bad_field_t fields[] = {
+        {2, "oplayer", "A's role is not the role of its seat"},
+        {11, "\"uct:playouts=40\"", "other players for this game's pair"},
+        {12, "\"random\"", "other players for this game's pair"},
+        {16, "-1", "a count that is not a number"},
+    };
+    expect_bad_fields("rr0.csv", "rbadf", fields, sizeof fields / sizeof *fields);
+    free(good);
+
+    /* options */
+    expect(2, "bad value for --shard: '2/2'", "roundrobin %s %s %s --shard 2/2 --csv x.csv", game, rr_players, base);
+    expect(2, "--shard needs --csv", "roundrobin %s %s %s --shard 0/2", game, rr_players, base);
+    expect(2, "--plot with --shard", "roundrobin %s %s %s --shard 0/2 --csv x.csv --plot x.svg", game, rr_players, base);
+    expect(0, "--shard I/N", "roundrobin --help");
+    expect(0, "ggp roundrobin --shard I/N", "results --help");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +739,9 @@ int main(void)
         cmocka_unit_test(test_merge_rejects),
         cmocka_unit_test(test_shard_options),
         cmocka_unit_test(test_progress_lines),
+        cmocka_unit_test(test_rr_shards_partition_and_merge),
+        cmocka_unit_test(test_rr_shard_kill_resume),
+        cmocka_unit_test(test_rr_merge_rejects),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
