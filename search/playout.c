@@ -310,6 +310,20 @@ void playout_end(engine_t *e)
     }
 }
 
+int playout_game_step(engine_t *e)
+{
+    /* Only spec §9's uniform playout: MAST and the strategies weigh every
+     * legal move, which a policy that draws one does not list. */
+    if (e->ps || e->spec->mast) return -1;
+    int nd = 0;
+    for (uint32_t r = 0; r < e->k; r++) {
+        bool decides;
+        if (!game_playout_move(e->ctx, r, &e->rng, &e->joint[r], &decides)) return -1;
+        if (decides) e->dec[nd++] = r;
+    }
+    return nd;
+}
+
 uint32_t playout_pick(engine_t *e, uint32_t r)
 {
     const move_id_t *m = e->legal[r];

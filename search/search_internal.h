@@ -458,6 +458,11 @@ void playout_end(engine_t *e);
  * moves in e->legal) into e->joint. */
 void playout_joint(engine_t *e, int nd);
 /* MAST epsilon-greedy (spec §9), or uniform with mast=off. */
+/* One step of a uniform random playout drawn by the game's own playout
+ * policy (game.h game_playout_move): the moves into e->joint, the deciders
+ * into e->dec; their count, or -1 when the game has no policy or the
+ * playout is not uniform (MAST, strategies). */
+int playout_game_step(engine_t *e);
 uint32_t playout_pick(engine_t *e, uint32_t r);
 
 /* UCB1 over the strategies set[0 .. n) with counts T and reward sums W
