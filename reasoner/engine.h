@@ -40,6 +40,7 @@ typedef struct game_vtbl {
     bool (*move_from_text)(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out);
     bool (*moves_enumerable)(const game_t *g);
     bool (*playout_move)(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
+    uint32_t (*playout_legal)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
 } game_vtbl_t;
 
 /* The generic part (vt, roles, kind, stats) serves every game; prog, ts

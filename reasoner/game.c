@@ -299,6 +299,11 @@ bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out,
     return c->g->vt->playout_move && c->g->vt->playout_move(c, role, rng, out, decides);
 }
 
+uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves)
+{
+    return c->g->vt->playout_legal ? c->g->vt->playout_legal(c, role, moves) : 0;
+}
+
 bool game_move_from_text(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out)
 {
     const game_t *g = c->g;

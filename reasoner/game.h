@@ -211,6 +211,11 @@ void game_ctx_play(game_ctx_t *c, const move_id_t *joint);
  * may play a subset of the legal moves, so the search uses it only in the
  * random playouts and never in the tree. */
 bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
+/* The same policy as a list, for playouts that weigh the moves (MAST):
+ * the moves of role a playout may play, sorted by id, valid until the
+ * current state changes (Go: the legal moves that fill no own eye, or pass
+ * alone). 0 when the game has no policy: the caller uses game_legal. */
+uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves);
 
 /* Parse a move written in KIF (any case, any spacing) and find it among
  * the role's legal moves in the current state. Returns false if it does not

@@ -125,6 +125,12 @@ static bool n_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *
     return nv->playout_move && nv->playout_move(NC(c)->cx, role, rng, out, decides);
 }
 
+static uint32_t n_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves)
+{
+    const native_vtbl_t *nv = NG(c->g)->nv;
+    return nv->playout_legal ? nv->playout_legal(NC(c)->cx, role, moves) : 0;
+}
+
 static const game_vtbl_t native_vtbl = {
     .destroy = n_destroy,
     .state_print = n_state_print,
@@ -145,6 +151,7 @@ static const game_vtbl_t native_vtbl = {
     .move_from_text = n_move_from_text,
     .moves_enumerable = n_moves_enumerable,
     .playout_move = n_playout_move,
+    .playout_legal = n_playout_legal,
 };
 
 game_t *game_native_new(const native_vtbl_t *vt, void *impl, const char *const *role_names, uint32_t n_roles)

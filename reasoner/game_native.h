@@ -43,6 +43,8 @@ typedef struct native_vtbl {
     bool (*all_fluents)(const void *impl, game_state_t *out); /* optional */
     /* game_playout_move; optional. */
     bool (*playout_move)(void *cx, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
+    /* game_playout_legal; optional, with playout_move. */
+    uint32_t (*playout_legal)(void *cx, uint32_t role, const move_id_t **moves);
 } native_vtbl_t;
 
 /* A game over impl (freed by vt->destroy with the game) with roles named

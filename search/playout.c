@@ -312,10 +312,19 @@ void playout_end(engine_t *e)
 
 int playout_game_step(engine_t *e)
 {
-    /* Only spec §9's uniform playout: MAST and the strategies weigh every
-     * legal move, which a policy that draws one does not list. */
-    if (e->ps || e->spec->mast) return -1;
+    /* The strategies try every legal move: the policy is not theirs. */
+    if (e->ps) return -1;
     int nd = 0;
+    if (e->spec->mast) { /* MAST weighs the moves: the policy's list */
+        for (uint32_t r = 0; r < e->k; r++) {
+            e->n_legal[r] = game_playout_legal(e->ctx, r, &e->legal[r]);
+            if (e->n_legal[r] == 0) return -1;
+            if (e->n_legal[r] >= 2) e->dec[nd++] = r;
+            else e->joint[r] = e->legal[r][0];
+        }
+        playout_joint(e, nd);
+        return nd;
+    }
     for (uint32_t r = 0; r < e->k; r++) {
         bool decides;
         if (!game_playout_move(e->ctx, r, &e->rng, &e->joint[r], &decides)) return -1;

@@ -34,7 +34,9 @@
  * good, while a playout that filled its own eyes would kill every group it
  * makes and score noise. Drawing the move in the game, instead of listing
  * every legal move at each playout step, is what makes 9x9 playouts fast:
- * a few points are tried per move instead of all of them. */
+ * a few points are tried per move instead of all of them. MAST's playouts
+ * weigh every move, so they take the same policy as a list
+ * (game_playout_legal): slower, but no eye filled either. */
 #include "games/go/go.h"
 
 #include <ctype.h>
@@ -100,9 +102,9 @@ typedef struct go_ctx {
     uint32_t *hs_used;
     uint32_t n_used;
     /* caches of the current state */
-    bool legal_ok, score_ok;
-    move_id_t *legal_buf;
-    uint32_t n_legal;
+    bool legal_ok, score_ok, plegal_ok;
+    move_id_t *legal_buf, *plegal_buf;
+    uint32_t n_legal, n_plegal;
     move_id_t noop[1];
     int diff; /* area difference */
 } go_ctx_t;
@@ -328,7 +330,7 @@ static void go_set_state(void *cx, const game_state_t *s)
     for (uint32_t i = 0; i < x->n_used; i++) x->hs[x->hs_used[i]] = 0;
     x->n_used = 0;
     for (uint32_t i = 0; i < x->n_hist; i++) hs_add(x, st_hist(gi, w, i));
-    x->legal_ok = x->score_ok = false;
+    x->legal_ok = x->score_ok = x->plegal_ok = false;
 }
 
 static void go_initial(const void *impl, game_state_t *out)
@@ -352,6 +354,7 @@ static void *go_ctx_new(const void *impl)
     x->hs = xcalloc((size_t)gi->hs_mask + 1, sizeof *x->hs);
     x->hs_used = xcalloc((size_t)gi->hs_mask + 1, sizeof *x->hs_used);
     x->legal_buf = xcalloc(gi->pts + 1, sizeof *x->legal_buf);
+    x->plegal_buf = xcalloc(gi->pts + 1, sizeof *x->plegal_buf);
     x->noop[0] = gi->pts + 1;
     game_state_t *s = game_state_new(NULL);
     go_initial(gi, s);
@@ -366,6 +369,7 @@ static void go_ctx_free(void *cx)
     free(x->hs);
     free(x->hs_used);
     free(x->legal_buf);
+    free(x->plegal_buf);
     free(x);
 }
 
@@ -497,7 +501,7 @@ static void go_next(void *cx, const move_id_t *joint, game_state_t *out, bool pl
     x->passes = passes;
     x->ko = ko;
     x->ply++;
-    x->legal_ok = x->score_ok = false;
+    x->legal_ok = x->score_ok = x->plegal_ok = false;
 }
 
 static bool go_playout_move(void *cx, uint32_t role, rng_t *rng, move_id_t *out, bool *decides)
@@ -532,6 +536,31 @@ static bool go_playout_move(void *cx, uint32_t role, rng_t *rng, move_id_t *out,
     *out = gi->pts;
     *decides = other;
     return true;
+}
+
+/* The list form of the policy above, for MAST's playouts. */
+static uint32_t go_playout_legal(void *cx, uint32_t role, const move_id_t **moves)
+{
+    go_ctx_t *x = cx;
+    const go_impl_t *gi = x->gi;
+    if (role != x->to_move) {
+        *moves = x->noop;
+        return 1;
+    }
+    if (!x->plegal_ok) {
+        uint32_t n = 0;
+        int c = (int)role + 1;
+        eff_t e;
+        for (uint32_t id = 0; id < gi->pts; id++) {
+            uint32_t p = gi->pad_of[id];
+            if (x->col[p] == EMPTY && !own_eye(x, p, c) && try_move(x, p, c, &e)) x->plegal_buf[n++] = id;
+        }
+        if (!n) x->plegal_buf[n++] = gi->pts;
+        x->n_plegal = n;
+        x->plegal_ok = true;
+    }
+    *moves = x->plegal_buf;
+    return x->n_plegal;
 }
 
 /* ----------------------------------------------------------------- text */
@@ -696,6 +725,7 @@ static const native_vtbl_t go_vtbl = {
     .fluents = go_fluents,
     .fluent_text = go_fluent_text,
     .playout_move = go_playout_move,
+    .playout_legal = go_playout_legal,
 };
 
 go_params_t go_params_default(uint32_t size) { return (go_params_t){.size = size, .komi = 7.5}; }

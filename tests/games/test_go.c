@@ -288,6 +288,12 @@ static void test_eyes_not_filled_in_playouts(void **state)
         seen[x - 1]++;
     }
     for (int x = 0; x < 5; x++) assert_true(seen[x] > 0);
+    /* the list form (MAST's playouts): row 5, not the eyes; the tree's
+     * list keeps them */
+    const move_id_t *pl;
+    assert_int_equal(game_playout_legal(t.c, 0, &pl), 5);
+    for (int i = 0; i < 5; i++) assert_int_equal(pl[i], 20 + i);
+    assert_int_equal(game_legal(t.c, 0, &pl), 5 + 2 + 1);
     /* white's turn: the noop, no choice */
     move_id_t m;
     bool decides;
@@ -314,6 +320,8 @@ static void test_eyes_not_filled_in_playouts(void **state)
     }
     const move_id_t *ms;
     assert_int_equal(game_legal(t.c, 0, &ms), 4); /* the three eyes and pass: the tree keeps them */
+    assert_int_equal(game_playout_legal(t.c, 0, &ms), 1);
+    assert_string_equal(game_move_name(t.g, 0, ms[0], true), "pass");
     go_setup(&t, rows2, true);
     assert_true(game_playout_move(t.c, 1, &rng, &m, &decides));
     assert_string_equal(game_move_name(t.g, 1, m, true), "pass");

@@ -167,9 +167,9 @@ static void test_variants_turn_taking(void **state)
     check_game_all_variants(shared_game("breakthrough.kif"), 1, 30);
 }
 
-/* A native game (games/go): the search cannot tell it from a GDL one. The
- * mast=off pass runs the random playouts by the game's own policy
- * (game_playout_move), the default pass MAST over the legal moves. */
+/* A native game (games/go): the search cannot tell it from a GDL one. Its
+ * playouts follow the game's own policy: MAST over game_playout_legal by
+ * default, uniform draws by game_playout_move with mast=off. */
 static void test_variants_go9(void **state)
 {
     (void)state;
