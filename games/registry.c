@@ -1,7 +1,6 @@
 /* registry.c - the table of native games (registry.h). */
 #include "games/registry.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,9 @@ static const family_t *family_of(const char *spec, size_t *plen)
     if (strchr(spec, '/')) return NULL;
     for (size_t i = 0; i < N_FAMILIES; i++) {
         size_t len = strlen(families[i].prefix);
-        if (!strncmp(spec, families[i].prefix, len) && isdigit((unsigned char)spec[len])) {
+        size_t digits = strspn(spec + len, "0123456789");
+        char after = spec[len + digits];
+        if (!strncmp(spec, families[i].prefix, len) && digits && (!after || after == ':')) {
             *plen = len;
             return &families[i];
         }

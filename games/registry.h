@@ -14,8 +14,9 @@
 
 #include "reasoner/game.h"
 
-/* Whether spec is meant as a native game name: its family prefix followed
- * by a digit, and no '/' (so that a rule file is never taken for one). */
+/* Whether spec is meant as a native game name: a family prefix, digits,
+ * then nothing or ':' and options, and no '/' (so that a rule file such as
+ * go5.kif or games/go9 is never taken for one). */
 bool native_game_named(const char *spec);
 /* The game spec names, or NULL with why in err (unknown family, size out
  * of range, bad option). */

@@ -270,6 +270,9 @@ static bool try_move(const go_ctx_t *x, uint32_t p, int c, eff_t *e)
 static void hs_add(go_ctx_t *x, uint64_t h)
 {
     uint32_t m = x->gi->hs_mask, i = (uint32_t)(h * 0x9e3779b97f4a7c15ULL >> 40) & m;
+    /* sized for 4 x the boards of a game to its cap; only moves played past
+     * a terminal state could add more, and the probe must find a free slot */
+    if (x->n_used > m / 2) return;
     while (x->hs[i]) {
         if (x->hs[i] == h) return;
         i = (i + 1) & m;

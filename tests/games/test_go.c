@@ -97,7 +97,8 @@ static void test_roles_moves_and_names(void **state)
     go_close(&t);
 
     char err[256];
-    const char *bad[] = {"go4", "go20", "go9:komi=x", "go9:komi=7.25", "go9:ko=none", "go9:size=3", "go9x", "go9:cap=0"};
+    const char *bad[] = {"go4", "go20", "go9:komi=x", "go9:komi=7.25", "go9:ko=none", "go9:size=3", "go9:cap=0",
+                         "go9:komi"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         game_t *g = native_game_open(bad[i], err, sizeof err);
         if (g) fail_msg("%s opened", bad[i]);
@@ -106,6 +107,9 @@ static void test_roles_moves_and_names(void **state)
     assert_true(native_game_named("go9"));
     assert_false(native_game_named("games/go9"));
     assert_false(native_game_named("go.kif"));
+    assert_false(native_game_named("go5.kif"));
+    assert_false(native_game_named("go9x"));
+    assert_true(native_game_named("go9:komi=6.5"));
     assert_false(native_game_named("tictactoe"));
     for (unsigned n = GO_MIN_SIZE; n <= GO_MAX_SIZE; n++) {
         char name[16];
