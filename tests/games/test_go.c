@@ -562,6 +562,25 @@ static void test_superko_random_games(void **state)
     go_close(&k);
 }
 
+/* The commands take native names where they take rule files. */
+static void test_commands(void **state)
+{
+    (void)state;
+    tu_ggp_expect(NULL, 0, "go5..go19", "games");
+    tu_ggp_expect(NULL, 0, "goals black=", "play go5 --quiet --seed 3 --player random --player mc:playouts=20,mast=off");
+    tu_ggp_expect(NULL, 0, "engine=native", "bench go9:komi=6.5 --seconds 0.3");
+    /* 81 x (80 + pass) after a stone, 82 after a pass; pass, pass ends */
+    tu_ggp_expect(NULL, 0, "depth 2: paths=6643 states=6643 terminals=1", "perft go9 --depth 2");
+    tu_ggp_expect(NULL, 0, "roles: black white", "check go13");
+    tu_ggp_expect(NULL, 0, "result games=2", "tournament go5 --games 2 --a random --b mc:playouts=10 --quiet");
+    /* bad names and options: a usage error that says what is wrong */
+    tu_ggp_expect(NULL, 2, "expected go5 to go19", "play go4 --player random --player random");
+    tu_ggp_expect(NULL, 2, "bad komi 'abc'", "bench go9:komi=abc");
+    tu_ggp_expect(NULL, 2, "unknown option 'superko=1'", "trace go9:superko=1");
+    tu_ggp_expect(NULL, 2, "bad ko rule", "perft go9:ko=situational --depth 1");
+    tu_ggp_expect(NULL, 2, "cannot read go9x", "perft go9x --depth 1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -574,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_two_passes_and_cap),
         cmocka_unit_test(test_next_and_play_agree),
         cmocka_unit_test(test_superko_random_games),
+        cmocka_unit_test(test_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
