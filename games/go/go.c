@@ -3,7 +3,8 @@
  * State (words, what legal and next need and nothing more):
  *   [0] to move (bit 0), passes in a row (bits 1-2), ko point + 1 (bits
  *       3-11, GO_KO_SIMPLE only), plies played (bits 12-31);
- *   [1] n_hist, the number of position hashes in the history;
+ *   [1] n_hist, the number of position hashes in the history (bits 0-15),
+ *       and the most stones a board of the history has had (bits 16-31);
  *   [2 ..] the board, 2 bits per point (1 black, 2 white), 16 points a word;
  *   then n_hist 64-bit Zobrist hashes (two words each, low first) of every
  *       board the game has had, the current one last (GO_KO_POSITIONAL).
@@ -22,8 +23,8 @@
  * and capturing are then incremental, and a move's legality (suicide, and
  * the hash of the board it makes against a hash set of the history) needs
  * only its four neighbours' heads. A non-capturing move adds a stone, so
- * while no capture has happened (stones == stone moves) it cannot repeat a
- * board and skips the lookup.
+ * it cannot repeat a board unless the history has had one with more stones
+ * than the board now (before a capture): otherwise it skips the lookup.
  *
  * Playouts (game_playout_move): from a random empty point, the first one in
  * the list that is legal and is not an eye of the mover (all four
@@ -95,7 +96,7 @@ typedef struct go_ctx {
     uint64_t hash;
     /* the rest of the state */
     uint32_t to_move; /* 0 black, 1 white */
-    uint32_t passes, ko, ply, n_hist;
+    uint32_t passes, ko, ply, n_hist, hist_max;
     /* the history's hashes as a set (open addressing), and the slots used,
      * so that a new state clears only those */
     uint64_t *hs;
@@ -107,6 +108,11 @@ typedef struct go_ctx {
     uint32_t n_legal, n_plegal;
     move_id_t noop[1];
     int diff; /* area difference */
+    /* the playout's last draw, which next is about to play: its effects
+     * are not worked out twice (valid until the board changes) */
+    bool drawn_ok;
+    uint32_t drawn_p;
+    eff_t drawn;
 } go_ctx_t;
 
 static const char *const role_names[2] = {"black", "white"};
@@ -259,7 +265,7 @@ static bool try_move(const go_ctx_t *x, uint32_t p, int c, eff_t *e)
         }
     }
     if (!ok) return false;
-    if (gi->p.ko == GO_KO_POSITIONAL && (e->n_cap || x->stones + 1 != x->n_hist)) {
+    if (gi->p.ko == GO_KO_POSITIONAL && (e->n_cap || x->stones + 1 <= x->hist_max)) {
         for (uint32_t i = (uint32_t)(e->hash * 0x9e3779b97f4a7c15ULL >> 40) & gi->hs_mask; x->hs[i];
              i = (i + 1) & gi->hs_mask)
             if (x->hs[i] == e->hash) return false;
@@ -329,11 +335,12 @@ static void go_set_state(void *cx, const game_state_t *s)
     uint32_t ko = (w[0] >> H_KO_SHIFT) & 511;
     x->ko = ko ? gi->pad_of[ko - 1] : 0;
     x->ply = w[0] >> H_PLY_SHIFT;
-    x->n_hist = w[1];
+    x->n_hist = w[1] & 0xffff;
+    x->hist_max = w[1] >> 16;
     for (uint32_t i = 0; i < x->n_used; i++) x->hs[x->hs_used[i]] = 0;
     x->n_used = 0;
     for (uint32_t i = 0; i < x->n_hist; i++) hs_add(x, st_hist(gi, w, i));
-    x->legal_ok = x->score_ok = x->plegal_ok = false;
+    x->legal_ok = x->score_ok = x->plegal_ok = x->drawn_ok = false;
 }
 
 static void go_initial(const void *impl, game_state_t *out)
@@ -459,7 +466,8 @@ static void go_next(void *cx, const move_id_t *joint, game_state_t *out, bool pl
     move_id_t m = joint[x->to_move];
     uint32_t p = m < gi->pts ? gi->pad_of[m] : 0;
     eff_t e;
-    if (p && !try_move(x, p, c, &e)) p = 0; /* not legal: a pass (callers play legal moves) */
+    if (p && x->drawn_ok && x->drawn_p == p) e = x->drawn;
+    else if (p && !try_move(x, p, c, &e)) p = 0; /* not legal: a pass (callers play legal moves) */
     bool hist = gi->p.ko == GO_KO_POSITIONAL && p;
     uint32_t n_old;
     const uint32_t *cur = game_state_data(x->cur, &n_old);
@@ -484,7 +492,8 @@ static void go_next(void *cx, const move_id_t *joint, game_state_t *out, bool pl
         if (hist) {
             w[HDR + gi->bw + 2 * x->n_hist] = (uint32_t)e.hash;
             w[HDR + gi->bw + 2 * x->n_hist + 1] = (uint32_t)(e.hash >> 32);
-            w[1] = x->n_hist + 1;
+            uint32_t st = x->stones + 1 - e.cap_stones;
+            w[1] = (x->n_hist + 1) | (st > x->hist_max ? st : x->hist_max) << 16;
         }
     } else {
         passes = x->passes < 2 ? x->passes + 1 : 2;
@@ -498,13 +507,14 @@ static void go_next(void *cx, const move_id_t *joint, game_state_t *out, bool pl
         if (hist) {
             hs_add(x, e.hash);
             x->n_hist++;
+            if (x->stones > x->hist_max) x->hist_max = x->stones;
         }
     }
     x->to_move ^= 1;
     x->passes = passes;
     x->ko = ko;
     x->ply++;
-    x->legal_ok = x->score_ok = x->plegal_ok = false;
+    x->legal_ok = x->score_ok = x->plegal_ok = x->drawn_ok = false;
 }
 
 static bool go_playout_move(void *cx, uint32_t role, rng_t *rng, move_id_t *out, bool *decides)
@@ -530,6 +540,9 @@ static bool go_playout_move(void *cx, uint32_t role, rng_t *rng, move_id_t *out,
                 continue;
             }
             if (try_move(x, p, c, &e)) {
+                x->drawn_ok = true;
+                x->drawn_p = p;
+                x->drawn = e;
                 *out = (uint32_t)gi->id_of[p];
                 *decides = true;
                 return true;
@@ -761,8 +774,8 @@ bool go_params_parse(go_params_t *p, const char *opts, char *err, size_t err_len
         } else if (eq && klen == 3 && !strncmp(s, "cap", 3)) {
             errno = 0;
             unsigned long v = strtoul(val, &end, 10);
-            if (!*val || *end || errno || val[0] == '-' || v < 1 || v > 100000) {
-                snprintf(err, err_len, "bad move cap '%s' (expected 1 to 100000 plies)", val);
+            if (!*val || *end || errno || val[0] == '-' || v < 1 || v > 10000) {
+                snprintf(err, err_len, "bad move cap '%s' (expected 1 to 10000 plies)", val);
                 return false;
             }
             p->max_plies = (uint32_t)v;
@@ -824,6 +837,7 @@ bool go_state_from_rows(const game_t *g, const char *const *rows, bool white_to_
     memset(w, 0, (HDR + gi->bw) * sizeof *w);
     w[0] = white_to_move ? H_WHITE : 0;
     uint64_t h = gi->h0;
+    uint32_t stones = 0;
     for (uint32_t y = 0; y < gi->n; y++)
         for (uint32_t x = 0; x < gi->n; x++) {
             char ch = rows[y][x];
@@ -831,9 +845,10 @@ bool go_state_from_rows(const game_t *g, const char *const *rows, bool white_to_
             if (!c) continue;
             st_set(w, id, c);
             h ^= gi->zob[c][gi->pad_of[id]];
+            stones++;
         }
     if (hist) {
-        w[1] = 1;
+        w[1] = 1 | stones << 16;
         w[HDR + gi->bw] = (uint32_t)h;
         w[HDR + gi->bw + 1] = (uint32_t)(h >> 32);
     }
