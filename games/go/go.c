@@ -666,9 +666,10 @@ static uint32_t go_fluents(const void *impl, const game_state_t *s, uint32_t *ou
         if (n < cap) out[n] = (v);                                                                                     \
         n++;                                                                                                           \
     } while (0)
-    for (uint32_t id = 0; id < P; id++) {
+    for (uint32_t id = 0; id < P; id++) { /* bit 0 black, bit 1 white: both only in go_all_fluents */
         uint32_t c = st_col(w, id);
-        if (c) PUT(2 * id + c - 1);
+        if (c & BLACK) PUT(2 * id);
+        if (c & WHITE) PUT(2 * id + 1);
     }
     PUT(2 * P + (w[0] & H_WHITE));
     uint32_t passes = (w[0] >> H_PASS_SHIFT) & 3, ko = (w[0] >> H_KO_SHIFT) & 511;
@@ -714,6 +715,17 @@ static void go_state_print(const void *impl, const game_state_t *s, FILE *out)
     free(ids);
 }
 
+/* Every cell of either colour: the board's extent, for tools that lay a
+ * state out (game_all_fluents). Never a context's state. */
+static bool go_all_fluents(const void *impl, game_state_t *out)
+{
+    const go_impl_t *gi = impl;
+    uint32_t *w = game_state_words(out, HDR + gi->bw);
+    memset(w, 0, (HDR + gi->bw) * sizeof *w);
+    for (uint32_t id = 0; id < gi->pts; id++) st_set(w, id, BLACK | WHITE);
+    return true;
+}
+
 /* ------------------------------------------------------------- the game */
 
 static void go_destroy(void *impl)
@@ -740,6 +752,7 @@ static const native_vtbl_t go_vtbl = {
     .state_print = go_state_print,
     .fluents = go_fluents,
     .fluent_text = go_fluent_text,
+    .all_fluents = go_all_fluents,
     .playout_move = go_playout_move,
     .playout_legal = go_playout_legal,
 };

@@ -83,6 +83,14 @@ static void test_roles_moves_and_names(void **state)
     assert_true(game_moves_enumerable(t.g));
     assert_int_equal(game_engine(t.g), ENGINE_NATIVE);
     assert_string_equal(game_move_name(t.g, 0, 81, true), "pass");
+    game_state_t *all = game_state_new(t.g);
+    uint32_t f[256];
+    assert_true(game_all_fluents(t.g, all));
+    assert_int_equal(game_state_fluents(t.g, all, f, 256), 2 * 81 + 2); /* every cell twice, control, step */
+    char text[64];
+    game_fluent_text(t.g, f[2 * 80 + 1], text, sizeof text);
+    assert_string_equal(text, "(cell 9 9 white)");
+    game_state_free(all);
     assert_string_equal(game_move_name(t.g, 0, 9 + 2, true), "(play 3 2)");
     const move_id_t *ms;
     assert_int_equal(game_legal(t.c, 0, &ms), 82);
