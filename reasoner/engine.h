@@ -34,8 +34,18 @@ typedef struct game_vtbl {
     bool (*all_fluents)(const game_t *g, game_state_t *out); /* game_all_fluents */
     uint32_t (*fluents)(const game_t *g, const game_state_t *s, uint32_t *out, uint32_t cap);
     size_t (*fluent_text)(const game_t *g, uint32_t f, char *buf, size_t len);
+    /* Optional (NULL: the GDL defaults in game.c). A native game answers
+     * these itself: it has no term store to parse a move into, knows its
+     * moves up front, and may have a playout policy (game.h). */
+    bool (*move_from_text)(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out);
+    bool (*moves_enumerable)(const game_t *g);
+    bool (*playout_move)(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
+    uint32_t (*playout_legal)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
 } game_vtbl_t;
 
+/* The generic part (vt, roles, kind, stats) serves every game; prog, ts
+ * and role_terms are the GDL part, NULL in a native game (game_native.c),
+ * and only the GDL engines and the GDL defaults of game.c read them. */
 struct game {
     const game_vtbl_t *vt;
     const program_t *prog;
@@ -43,7 +53,7 @@ struct game {
     uint32_t n_roles;
     tid_t *role_terms;
     char **role_names;   /* spelling */
-    engine_kind_t kind;  /* set by propnet_try and rules_engine_compile */
+    engine_kind_t kind;  /* set by propnet_try, rules_engine_compile, game_native_new */
     game_stats_t stats;
 };
 

@@ -93,6 +93,7 @@ static const char *const engine_names[] = {
     [ENGINE_AUTO] = "auto",
     [ENGINE_PROPNET] = "propnet",
     [ENGINE_RULES] = "rules",
+    [ENGINE_NATIVE] = "native",
 };
 
 const char *game_engine_name(engine_kind_t k)
@@ -103,7 +104,7 @@ const char *game_engine_name(engine_kind_t k)
 bool game_engine_parse(const char *s, engine_kind_t *out)
 {
     for (size_t k = 0; k < sizeof engine_names / sizeof *engine_names; k++)
-        if (!strcmp(s, engine_names[k])) {
+        if (k != ENGINE_NATIVE && !strcmp(s, engine_names[k])) {
             *out = (engine_kind_t)k;
             return true;
         }
@@ -111,7 +112,10 @@ bool game_engine_parse(const char *s, engine_kind_t *out)
 }
 
 engine_kind_t game_engine(const game_t *g) { return g->kind; }
-bool game_moves_enumerable(const game_t *g) { return g->kind == ENGINE_PROPNET; }
+bool game_moves_enumerable(const game_t *g)
+{
+    return g->vt->moves_enumerable ? g->vt->moves_enumerable(g) : g->kind == ENGINE_PROPNET;
+}
 
 void game_get_stats(const game_t *g, game_stats_t *out)
 {
@@ -290,9 +294,20 @@ static tid_t parse_term(const game_t *g, const char **pp, const char *end, int d
     return ts_lookup(g->ts, f, n, args); /* (f) is f: arity 0 */
 }
 
+bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides)
+{
+    return c->g->vt->playout_move && c->g->vt->playout_move(c, role, rng, out, decides);
+}
+
+uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves)
+{
+    return c->g->vt->playout_legal ? c->g->vt->playout_legal(c, role, moves) : 0;
+}
+
 bool game_move_from_text(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out)
 {
     const game_t *g = c->g;
+    if (g->vt->move_from_text) return g->vt->move_from_text(c, role, text, len, out);
     const char *p = text, *end = text + len;
     tid_t t = parse_term(g, &p, end, 0);
     if (!t) return false;

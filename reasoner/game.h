@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "base/diag.h"
+#include "base/rng.h"
 #include "gdl/ast.h"
 
 typedef struct game game_t;
@@ -39,7 +40,9 @@ typedef struct game_ctx game_ctx_t;
 typedef struct game_state game_state_t;
 typedef uint32_t move_id_t;
 
-typedef enum { ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES } engine_kind_t;
+/* ENGINE_NATIVE: a game written in C (reasoner/game_native.h, games/); it
+ * is never compiled from rules, so --engine does not take it. */
+typedef enum { ENGINE_AUTO, ENGINE_PROPNET, ENGINE_RULES, ENGINE_NATIVE } engine_kind_t;
 
 /* What a compile is doing, for a watcher on another thread (the CLI's
  * 'loading' line): a stage and the relation being computed (spellings
@@ -51,10 +54,11 @@ typedef struct game_progress {
 } game_progress_t;
 
 /* The one spelling of each engine kind: "auto", "propnet", "rules" (the
- * --engine values, game_stats_t.engine). NULL for a value out of range. */
+ * --engine values, game_stats_t.engine), "native". NULL for a value out of
+ * range. */
 const char *game_engine_name(engine_kind_t k);
-/* The kind spelled s (exactly, as game_engine_name writes it); false (out
- * untouched) if s names none. */
+/* The compile engine spelled s (exactly, as game_engine_name writes it;
+ * "native" is not one); false (out untouched) if s names none. */
 bool game_engine_parse(const char *s, engine_kind_t *out);
 
 typedef struct game_options {
@@ -138,9 +142,10 @@ int game_role_index(const game_t *g, const char *name);
 uint32_t game_num_moves(const game_t *g, uint32_t role);
 /* Whether every move id exists from compile time on, so that
  * game_num_moves is final and tables keyed by moves can be sized up front:
- * true for the propnet, false for the rules engine. */
+ * true for the propnet and native games, false for the rules engine. */
 bool game_moves_enumerable(const game_t *g);
-/* The engine that runs g: ENGINE_PROPNET or ENGINE_RULES, never AUTO. */
+/* The engine that runs g: ENGINE_PROPNET, ENGINE_RULES or ENGINE_NATIVE,
+ * never AUTO. */
 engine_kind_t game_engine(const game_t *g);
 /* Text of a move: canonical (lowercase keys) or as the rules spell it.
  * Stable for the life of the game. */
@@ -196,6 +201,21 @@ int game_goal(game_ctx_t *c, uint32_t role);
 void game_next(game_ctx_t *c, const move_id_t *joint, game_state_t *out);
 /* Same, then make the result the current state. */
 void game_ctx_play(game_ctx_t *c, const move_id_t *joint);
+
+/* A move of role for a uniformly random playout, drawn with rng by the
+ * game's own playout policy, when it has one (Go: a random legal move that
+ * does not fill one of the mover's own eyes, pass when there is none; see
+ * games/go/go.c): true, the move in *out and in *decides whether the role
+ * has a choice here (>= 2 legal moves, a decider of grave-spec §2.2). false
+ * when the game has no policy: the caller draws from game_legal. A policy
+ * may play a subset of the legal moves, so the search uses it only in the
+ * random playouts and never in the tree. */
+bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
+/* The same policy as a list, for playouts that weigh the moves (MAST):
+ * the moves of role a playout may play, sorted by id, valid until the
+ * current state changes (Go: the legal moves that fill no own eye, or pass
+ * alone). 0 when the game has no policy: the caller uses game_legal. */
+uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves);
 
 /* Parse a move written in KIF (any case, any spacing) and find it among
  * the role's legal moves in the current state. Returns false if it does not

@@ -241,13 +241,15 @@ static void playout(engine_t *e)
             rewards_terminal(e);
             break;
         }
-        int nd = plies < e->max_plies ? gather_legal(e) : -1;
+        int nd = plies < e->max_plies ? playout_game_step(e) : -1; /* the game's own policy (game.h) */
+        bool own = nd >= 0;
+        if (!own && plies < e->max_plies) nd = gather_legal(e);
         if (nd < 0) {
             rewards_cut(e);
             break;
         }
         step_begin(e);
-        playout_joint(e, nd);
+        if (!own) playout_joint(e, nd);
         for (int i = 0; i < nd; i++) step_key(e, keys_get(e->keys, e->dec[i], e->joint[e->dec[i]]));
         game_ctx_play(e->ctx, e->joint);
     }

@@ -391,6 +391,31 @@ void playout_end(engine_t *e)
     }
 }
 
+int playout_game_step(engine_t *e)
+{
+    /* The greedy and decisive strategies try every legal move: the policy
+     * is not theirs. MAST (compete's auto on a game with no wins in one)
+     * and uniform playouts draw from the game's list. */
+    if (e->ps && e->playout != PS_MAST && e->playout != PS_RANDOM) return -1;
+    int nd = 0;
+    if (e->spec->mast) { /* MAST weighs the moves: the policy's list */
+        for (uint32_t r = 0; r < e->k; r++) {
+            e->n_legal[r] = game_playout_legal(e->ctx, r, &e->legal[r]);
+            if (e->n_legal[r] == 0) return -1;
+            if (e->n_legal[r] >= 2) e->dec[nd++] = r;
+            else e->joint[r] = e->legal[r][0];
+        }
+        playout_joint(e, nd);
+        return nd;
+    }
+    for (uint32_t r = 0; r < e->k; r++) {
+        bool decides;
+        if (!game_playout_move(e->ctx, r, &e->rng, &e->joint[r], &decides)) return -1;
+        if (decides) e->dec[nd++] = r;
+    }
+    return nd;
+}
+
 uint32_t playout_pick(engine_t *e, uint32_t r)
 {
     const move_id_t *m = e->legal[r];

@@ -467,6 +467,12 @@ void playout_end(engine_t *e);
  * moves in e->legal) into e->joint. */
 void playout_joint(engine_t *e, int nd);
 /* MAST epsilon-greedy (spec §9), or uniform with mast=off. */
+/* One playout step by the game's own playout policy (game.h): uniform
+ * playouts draw with game_playout_move, MAST's choose among
+ * game_playout_legal; the moves into e->joint, the deciders into e->dec.
+ * Their count, or -1 when the game has no policy or the playout runs the
+ * strategies (which try every legal move). */
+int playout_game_step(engine_t *e);
 uint32_t playout_pick(engine_t *e, uint32_t r);
 
 /* UCB1 over the strategies set[0 .. n) with counts T and reward sums W

@@ -10,6 +10,7 @@
 #include "base/clock.h"
 #include "base/rng.h"
 #include "base/xalloc.h"
+#include "games/registry.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 #include "player/cli/trace_io.h"
@@ -81,6 +82,10 @@ static uint64_t playout(game_ctx_t *c, const game_state_t *s0, rng_t *rng, move_
         }
         if (watch && watch->stop(watch)) return UINT64_MAX - 1;
         for (uint32_t r = 0; r < nr; r++) {
+            /* the search's random playout: the game's own policy where it
+             * has one (game.h), else uniform over the legal moves */
+            bool decides;
+            if (game_playout_move(c, r, rng, &joint[r], &decides)) continue;
             const move_id_t *m;
             uint32_t n = game_legal(c, r, &m);
             if (!n) return UINT64_MAX;
@@ -265,10 +270,11 @@ int cmd_bench(int argc, char **argv)
     if (!opts.load_ms) opts.load_ms = (uint64_t)(seconds * 1000) ? (uint64_t)(seconds * 1000) : 1;
     loaded_t l;
     double load_ms = 0;
-    game_t *g = opts.engine == ENGINE_AUTO ? open_auto(file, &opts, &l, t0, seed, &first_ns, &load_ms, &rc)
+    bool native = native_game_named(file);
+    game_t *g = opts.engine == ENGINE_AUTO && !native ? open_auto(file, &opts, &l, t0, seed, &first_ns, &load_ms, &rc)
                                            : cli_game_open("bench", file, &opts, &l, &rc);
     if (!g) return rc;
-    if (opts.engine != ENGINE_AUTO) load_ms = (double)(clock_now_ns() - t0) / 1e6;
+    if (opts.engine != ENGINE_AUTO || native) load_ms = (double)(clock_now_ns() - t0) / 1e6;
     game_stats_t st;
     game_get_stats(g, &st);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "games/registry.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
 
@@ -54,6 +55,23 @@ int cmd_check(int argc, char **argv)
         diag_t d;
         diag_init(&d, stderr);
         d.max_errors = 100;
+        if (native_game_named(files[i])) { /* a native game: its name and options */
+            char err[300];
+            game_t *g = native_game_open(files[i], err, sizeof err);
+            if (!g) {
+                fprintf(stderr, "ggp check: %s\n", err);
+                rc = EXIT_USAGE;
+                continue;
+            }
+            printf("%s: ok (native game)\n", files[i]);
+            if (!quiet) {
+                printf("  roles:");
+                for (uint32_t r = 0; r < game_num_roles(g); r++) printf(" %s", game_role_name(g, r));
+                printf("\n  moves per role: %u\n", game_num_moves(g, 0));
+            }
+            game_free(g);
+            continue;
+        }
         loaded_t l;
         if (!load_rules(files[i], &d, &l)) {
             rc = EXIT_USAGE;

@@ -250,7 +250,7 @@ int cmd_match(int argc, char **argv)
         if (!out_file_open(&probe, "match", out_path)) goto done;
         out_file_discard(&probe);
     }
-    rules = rules_text(&l);
+    rules = l.prog ? rules_text(&l) : NULL; /* a native game has no GDL to send */
     if (!rules) {
         fprintf(stderr, "ggp match: %s: cannot re-read the rules\n", file);
         goto done;

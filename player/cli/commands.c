@@ -13,6 +13,7 @@ const command_t ggp_commands[] = {
     {"tournament", "searcher A against searcher B over many games, with sweeps and plots", cmd_tournament},
     {"results", "merge the CSVs of a tournament's or round robin's shards into its results", cmd_results},
     {"roundrobin", "every pair of several searchers plays; a table of scores with intervals and times", cmd_roundrobin},
+    {"games", "list the native games (written in C), usable wherever a rule file is", cmd_games},
     {"players", "list the searchers (player specs), their keys and defaults", cmd_players},
     {"serve", "play matches over HTTP as a GGP player", cmd_serve},
 #ifdef GGP_HAVE_MANAGER

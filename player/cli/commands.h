@@ -24,6 +24,7 @@ int cmd_play(int argc, char **argv);
 int cmd_tournament(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_players(int argc, char **argv);
+int cmd_games(int argc, char **argv);
 int cmd_roundrobin(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 #ifdef GGP_HAVE_MANAGER

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/xalloc.h"
+#include "games/registry.h"
 
 bool load_rules(const char *path, diag_t *d, loaded_t *l)
 {
@@ -198,8 +199,25 @@ static void *load_watch_main(void *arg)
     return NULL;
 }
 
+/* A native game (games/registry.h) in place of a rule file: l holds only
+ * the name as its source text (what a record hashes as "the rules"). */
+static game_t *native_open(const char *cmd, const char *spec, loaded_t *l, int *rc)
+{
+    *l = (loaded_t){0};
+    char err[300];
+    game_t *g = native_game_open(spec, err, sizeof err);
+    if (!g) {
+        fprintf(stderr, "ggp %s: %s\n", cmd, err);
+        *rc = EXIT_USAGE;
+        return NULL;
+    }
+    l->src = src_new(spec, spec, strlen(spec));
+    return g;
+}
+
 game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
 {
+    if (native_game_named(path)) return native_open(cmd, path, l, rc);
     static const char *doing[] = {"grounding the rules (the rules engine takes over past the grounding budget)",
                                   "grounding the rules into a propositional network",
                                   "computing the static relations of the rules"};

@@ -61,7 +61,9 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
                     game_options_t *opts, const char ***files, size_t *n_files, int *rc);
 
 /* Load, validate and compile a rule file for `ggp CMD` (diagnostics to
- * stderr). On failure prints why, sets *rc to EXIT_USAGE (unreadable) or
+ * stderr), or open the native game that path names (games/registry.h:
+ * "go9", "go9:komi=6.5"; l->prog is then NULL, l->src the name; a bad
+ * name or option is EXIT_USAGE). On failure prints why, sets *rc to EXIT_USAGE (unreadable) or
  * EXIT_FAIL (invalid rules, or no compile with the engine) and returns NULL
  * with nothing to free; otherwise the caller frees the game, then l. */
 game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc);

@@ -16,7 +16,10 @@ static void usage(FILE *out)
           "commands:\n",
           out);
     for (const command_t *c = ggp_commands; c->name; c++) fprintf(out, "  %-11s %s\n", c->name, c->summary);
-    fputs("\n'ggp COMMAND --help' describes a command's options.\n", out);
+    fputs("\nWherever a command takes FILE.kif, the name of a native game (a game\n"
+          "written in C, 'ggp games': go9, go9:komi=6.5) works too.\n"
+          "'ggp COMMAND --help' describes a command's options.\n",
+          out);
 }
 
 int main(int argc, char **argv)

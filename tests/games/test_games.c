@@ -43,11 +43,13 @@ typedef struct shipped {
  * most 2*89 = 178 (6x6: 2*(6*4 + 6*3 + 1) = 86); knightthrough: every jump
  * goes at least one row forward, same bound as breakthrough; othello: 60
  * placements and at most one pass before each; hex and atari go 49 points;
- * lights out and rock-paper-scissors by their counters; 4x4 tic-tac-toe 16. */
+ * lights out and rock-paper-scissors by their counters; 4x4 tic-tac-toe 16;
+ * go 5x5 its cap of 75 plies (tests/games/test_go_gdl.c checks it against
+ * the native Go). */
 static const shipped_t shipped[] = {
     {"tictactoe", 9, 8},     {"connect4", 42, 6},  {"breakthrough", 178, 4}, {"breakthrough6", 86, 6},
     {"knightthrough", 178, 4}, {"othello", 120, 3}, {"hex7", 49, 4},          {"atarigo7", 49, 4},
-    {"lightsout", 20, 4},    {"tictactoe3p", 16, 6}, {"simultaneous_rps", 5, 6},
+    {"lightsout", 20, 4},    {"tictactoe3p", 16, 6}, {"simultaneous_rps", 5, 6}, {"go5", 75, 3},
 };
 enum { N_SHIPPED = sizeof shipped / sizeof *shipped };
 

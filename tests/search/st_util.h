@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 
+#include "games/registry.h"
 #include "player/cli/common.h"
 #include "reasoner/game.h"
 
@@ -43,6 +44,16 @@ static inline bool tg_load_engine(tgame_t *t, const char *path, engine_kind_t en
 {
     memset(t, 0, sizeof *t);
     if (!path) return false; /* a corpus game when the corpus is absent */
+    if (native_game_named(path)) { /* "go9": a native game (games/registry.h) */
+        char err[256];
+        t->g = native_game_open(path, err, sizeof err);
+        if (!t->g) fail_msg("%s: %s", path, err);
+        t->ctx = game_ctx_new(t->g);
+        t->st = game_state_new(t->g);
+        game_initial(t->ctx, t->st);
+        game_ctx_set_state(t->ctx, t->st);
+        return true;
+    }
     tu_diag_t td;
     tu_diag_open(&td);
     if (!load_rules(path, &td.d, &t->l)) fail_msg("cannot read %s", path);

@@ -93,7 +93,8 @@ static move_id_t choose(tgame_t *t, const char *spec_text, uint32_t role, uint64
 
 /* ---- every variant on every kind of game ----------------------------------- */
 
-static void check_game_all_variants(const char *path, uint32_t steps, uint32_t playouts)
+/* extra: keys appended to the spec of every row with a tree ("" none). */
+static void check_game_all_variants_extra(const char *path, uint32_t steps, uint32_t playouts, const char *extra)
 {
     tgame_t t;
     if (!path || !tg_load(&t, path)) return;
@@ -101,6 +102,7 @@ static void check_game_all_variants(const char *path, uint32_t steps, uint32_t p
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         char text[256];
         small_spec(&search_variants[vi], playouts, text, sizeof text);
+        if (search_variants[vi].sel != SEL_NONE) strncat(text, extra, sizeof text - strlen(text) - 1);
         search_spec_t *sp = spec_of(text);
         /* two independent sets of searchers with the same seeds must agree */
         searcher_t *s1[8], *s2[8];
@@ -152,12 +154,27 @@ static void check_game_all_variants(const char *path, uint32_t steps, uint32_t p
     tg_free(&t);
 }
 
+static void check_game_all_variants(const char *path, uint32_t steps, uint32_t playouts)
+{
+    check_game_all_variants_extra(path, steps, playouts, "");
+}
+
 static void test_variants_turn_taking(void **state)
 {
     (void)state;
     check_game_all_variants(shared_game("ticTacToe.kif"), 3, 150);
     check_game_all_variants(shared_game("connectFour.kif"), 2, 60);
     check_game_all_variants(shared_game("breakthrough.kif"), 1, 30);
+}
+
+/* A native game (games/go): the search cannot tell it from a GDL one. Its
+ * playouts follow the game's own policy: MAST over game_playout_legal by
+ * default, uniform draws by game_playout_move with mast=off. */
+static void test_variants_go9(void **state)
+{
+    (void)state;
+    check_game_all_variants("go9", 2, 60);
+    check_game_all_variants_extra("go9", 2, 60, ",mast=off");
 }
 
 static void test_variants_simultaneous_multi_puzzle(void **state)
@@ -785,6 +802,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variants_turn_taking),
+        cmocka_unit_test(test_variants_go9),
         cmocka_unit_test(test_variants_simultaneous_multi_puzzle),
         cmocka_unit_test(test_two_level_exact_budget),
         cmocka_unit_test(test_recycling_identity),

@@ -209,18 +209,18 @@ static void test_switch_bookkeeping(void **state)
 
 /* ---- every MCTS row with every strategy; keys --------------------------------- */
 
-static void test_every_row_every_strategy(void **state)
+static void every_row_every_strategy(const char *path, unsigned budget)
 {
-    (void)state;
     tgame_t t;
-    if (!tg_load(&t, st_shared_game("connectFour.kif"))) return;
+    if (!tg_load(&t, path)) return;
     const char *playouts[] = {"random", "mobility", "md", "eval", "decisive", "switch"};
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         const variant_t *v = &search_variants[vi];
         if (v->sel == SEL_NONE || v->tree == TREE_TWO) continue;
         for (size_t p = 0; p < sizeof playouts / sizeof *playouts; p++) {
             char text[160];
-            snprintf(text, sizeof text, "%s:playouts=40,playout=%s%s", v->name, playouts[p], v->match ? ",memory=1" : "");
+            snprintf(text, sizeof text, "%s:playouts=%u,playout=%s%s", v->name, budget, playouts[p],
+                     v->match ? ",memory=1" : "");
             search_spec_t *sp = spec_of(text);
             move_id_t m[2];
             for (int rep = 0; rep < 2; rep++) {
@@ -228,7 +228,7 @@ static void test_every_row_every_strategy(void **state)
                 searcher_reseed(s, 5);
                 search_report_t r;
                 m[rep] = searcher_choose(s, t.st, deadline_none(), NULL, &r);
-                assert_int_equal(r.playouts, 40);
+                assert_int_equal(r.playouts, budget);
                 searcher_free(s);
             }
             if (m[0] != m[1]) fail_msg("%s: same seed, different move", text);
@@ -236,6 +236,14 @@ static void test_every_row_every_strategy(void **state)
         }
     }
     tg_free(&t);
+}
+
+static void test_every_row_every_strategy(void **state)
+{
+    (void)state;
+    every_row_every_strategy(st_shared_game_if("connectFour.kif"), 40);
+    /* a native game: the greedy strategies try every legal move of Go */
+    every_row_every_strategy("go9", 10);
 }
 
 /* playout=auto (compete's default) plays decisive moves where random
