@@ -13,7 +13,7 @@
 
 #include "base/rng.h"
 #include "base/xalloc.h"
-#include "player/cli/common.h"
+#include "gdl/load.h"
 #include "reasoner/game.h"
 
 static double cpu_now(void)
@@ -59,10 +59,19 @@ int main(int argc, char **argv)
         return 2;
     }
     game_options_t opts = {.engine = argc > 3 && !strcmp(argv[3], game_engine_name(ENGINE_RULES)) ? ENGINE_RULES : ENGINE_PROPNET};
-    loaded_t l;
-    int rc;
-    game_t *g = cli_game_open("plies", argv[1], &opts, &l, &rc);
-    if (!g) return rc;
+    gdl_loaded_t l;
+    diag_t d;
+    diag_init(&d, stderr);
+    const char *err = NULL;
+    if (!gdl_load_file(argv[1], &d, &l, &err)) {
+        fprintf(stderr, "plies: cannot read %s: %s\n", argv[1], err);
+        return 1;
+    }
+    game_t *g = l.errors ? NULL : game_compile(l.prog, &opts, &d);
+    if (!g) {
+        gdl_loaded_free(&l);
+        return 1;
+    }
     game_ctx_t *c = game_ctx_new(g);
     game_state_t *s0 = game_state_new(g);
     game_initial(c, s0);
@@ -75,6 +84,6 @@ int main(int argc, char **argv)
     game_state_free(s0);
     game_ctx_free(c);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
     return 0;
 }

@@ -19,10 +19,9 @@ fi
 bin=$(mktemp /tmp/plies.XXXXXX)
 out=$(mktemp /tmp/plies_cg.XXXXXX)
 trap 'rm -f "$bin" "$out"' EXIT
-# shellcheck disable=SC2046
 cc -O3 -DNDEBUG -std=c17 -D_GNU_SOURCE -I. -o "$bin" bench/plies.c \
-  "$build/player/libggp_player.a" "$build/search/libggp_search.a" "$build/reasoner/libggp_reasoner.a" \
-  "$build/gdl/libggp_gdl.a" "$build/base/libggp_base.a" $(pkg-config --libs libmicrohttpd) -lpthread -lm
+  "$build/reasoner/libggp_reasoner.a" \
+  "$build/gdl/libggp_gdl.a" "$build/base/libggp_base.a" -lpthread -lm
 echo "| game | playouts | plies | instructions/ply | ns/ply (CPU) | hash |"
 echo "|---|---:|---:|---:|---:|---|"
 for gn in $games; do

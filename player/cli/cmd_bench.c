@@ -158,7 +158,7 @@ static bool propnet_came(watch_t *w)
     return a->st == GROUNDING_READY || clock_now_ns() > a->until_ns;
 }
 
-static game_t *open_auto(const char *file, const game_options_t *opts, loaded_t *l, uint64_t t0, uint64_t seed,
+static game_t *open_auto(const char *file, const game_options_t *opts, gdl_loaded_t *l, uint64_t t0, uint64_t seed,
                          uint64_t *first_ns, double *load_ms, int *rc)
 {
     if (!cli_rules_open("bench", file, l, rc)) return NULL;
@@ -207,7 +207,7 @@ static game_t *open_auto(const char *file, const game_options_t *opts, loaded_t 
     }
     if (!rules) {
         fprintf(stderr, "ggp bench: %s: the game does not compile with engine auto\n", file);
-        loaded_free(l);
+        gdl_loaded_free(l);
         *rc = EXIT_FAIL;
         return NULL;
     }
@@ -268,7 +268,7 @@ int cmd_bench(int argc, char **argv)
     /* --seconds bounds the whole run: loading gets it all unless --load-ms
      * says otherwise, the measurement what is left (a tenth at least). */
     if (!opts.load_ms) opts.load_ms = (uint64_t)(seconds * 1000) ? (uint64_t)(seconds * 1000) : 1;
-    loaded_t l;
+    gdl_loaded_t l;
     double load_ms = 0;
     bool native = native_game_named(file);
     game_t *g = opts.engine == ENGINE_AUTO && !native ? open_auto(file, &opts, &l, t0, seed, &first_ns, &load_ms, &rc)
@@ -308,6 +308,6 @@ int cmd_bench(int argc, char **argv)
            cpu_ns ? (double)playouts / ((double)cpu_ns / 1e9) : 0.0, playouts ? (double)plies / (double)playouts : 0.0,
            st.props, st.gates, rss_kb(), (double)first_ns / 1e6);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
     return stuck && !playouts ? EXIT_FAIL : EXIT_OK;
 }

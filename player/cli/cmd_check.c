@@ -72,7 +72,7 @@ int cmd_check(int argc, char **argv)
             game_free(g);
             continue;
         }
-        loaded_t l;
+        gdl_loaded_t l;
         if (!load_rules(files[i], &d, &l)) {
             rc = EXIT_USAGE;
             continue;
@@ -88,7 +88,7 @@ int cmd_check(int argc, char **argv)
             printf("\n  rules: %zu  facts: %zu  relations: %zu  functions: %zu\n  parse+validate: %.2f ms\n",
                    l.info.n_rules, l.info.n_facts, l.info.n_relations, l.info.n_functions, l.load_ms);
         }
-        loaded_free(&l);
+        gdl_loaded_free(&l);
     }
     free(files);
     return rc;

@@ -58,7 +58,7 @@ static const char match_help[] =
 /* START's rules list: every form of the file, as the file spells it, in
  * GGP-Base's spacing and without comments (GGP-Base's message tokenizer
  * does not know comments; §1.1). NULL if the file does not parse. */
-static char *rules_text(const loaded_t *l)
+static char *rules_text(const gdl_loaded_t *l)
 {
     arena_t *a = arena_new(1 << 16);
     symtab_t *st = symtab_new();
@@ -232,7 +232,7 @@ int cmd_match(int argc, char **argv)
         goto out;
     }
 
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g = cli_game_open("match", file, &opt, &l, &rc);
     if (!g) goto out;
     uint32_t nr = game_num_roles(g);
@@ -297,7 +297,7 @@ int cmd_match(int argc, char **argv)
 done:
     free(rules);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
 out:
     free(urls);
     return rc;

@@ -155,7 +155,7 @@ int cmd_perft(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g = cli_game_open("perft", file, &opts, &l, &rc);
     if (!g) return rc;
 
@@ -208,6 +208,6 @@ int cmd_perft(int argc, char **argv)
     free(p.sets);
     game_ctx_free(p.ctx);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
     return EXIT_OK;
 }

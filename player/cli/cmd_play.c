@@ -92,7 +92,7 @@ int cmd_play(int argc, char **argv)
             rc = EXIT_USAGE;
         }
     }
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g = rc == EXIT_OK ? local_load_game("play", file, &gopt, &l, &rc) : NULL;
     if (g && game_num_roles(g) != np) {
         fprintf(stderr, "ggp play: %s has %u role%s (", file, game_num_roles(g), game_num_roles(g) == 1 ? "" : "s");
@@ -121,7 +121,7 @@ int cmd_play(int argc, char **argv)
     }
     if (g) {
         game_free(g);
-        loaded_free(&l);
+        gdl_loaded_free(&l);
     }
     for (uint32_t i = 0; i < np; i++) search_spec_free(specs[i]);
     return rc;

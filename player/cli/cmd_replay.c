@@ -56,7 +56,7 @@ int cmd_replay(int argc, char **argv)
     }
     bool quiet = opts.quiet;
 
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g = cli_game_open("replay", files[0], &opts, &l, &rc);
     if (!g) {
         free(files);
@@ -93,7 +93,7 @@ int cmd_replay(int argc, char **argv)
     game_texts_free(&gt);
     canon_free(c);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
     free(files);
     return io_error ? EXIT_USAGE : n_bad || n_incomplete ? EXIT_FAIL : EXIT_OK;
 }

@@ -214,7 +214,7 @@ int cmd_roundrobin(int argc, char **argv)
         return rc;
     }
     rc = EXIT_OK;
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g = local_load_game("roundrobin", o.file, &o.load, &l, &rc);
     search_spec_t **specs = xcalloc(o.n, sizeof *specs);
     trec_t rec = {0};
@@ -234,7 +234,7 @@ int cmd_roundrobin(int argc, char **argv)
     trec_free(&rec);
     if (g) {
         game_free(g);
-        loaded_free(&l);
+        gdl_loaded_free(&l);
     }
     for (uint32_t i = 0; i < o.n; i++) search_spec_free(specs[i]);
     free(specs);

@@ -202,7 +202,7 @@ int cmd_tournament(int argc, char **argv)
     int rc;
     if (!parse_opts(argc, argv, &o, &rc)) return rc;
     rc = EXIT_OK;
-    loaded_t l;
+    gdl_loaded_t l;
     o.load.engine = o.engine;
     game_t *g = local_load_game("tournament", o.file, &o.load, &l, &rc);
     if (!g) return rc;
@@ -275,6 +275,6 @@ int cmd_tournament(int argc, char **argv)
     search_spec_free(b_spec);
     trec_free(&rec);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
     return rc;
 }

@@ -76,7 +76,7 @@ int cmd_trace(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g = cli_game_open("trace", file, &opts, &l, &rc);
     if (!g) return rc;
 
@@ -158,6 +158,6 @@ int cmd_trace(int argc, char **argv)
     game_texts_free(&gt);
     canon_free(c);
     game_free(g);
-    loaded_free(&l);
+    gdl_loaded_free(&l);
     return EXIT_OK; /* main checks that stdout was written */
 }

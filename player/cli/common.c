@@ -14,30 +14,12 @@
 #include "base/xalloc.h"
 #include "games/registry.h"
 
-bool load_rules(const char *path, diag_t *d, loaded_t *l)
+bool load_rules(const char *path, diag_t *d, gdl_loaded_t *l)
 {
-    *l = (loaded_t){0};
-    uint64_t t0 = clock_now_ns();
     const char *err = NULL;
-    l->src = src_read_file(path, &err);
-    if (!l->src) {
-        fprintf(stderr, "ggp: cannot read %s: %s\n", path, err);
-        return false;
-    }
-    l->syms = symtab_new();
-    l->prog = gdl_parse_src(l->src, l->syms, d, &l->errors);
-    if (l->errors == 0) l->errors += gdl_validate(l->prog, d, &l->info);
-    l->load_ms = (double)(clock_now_ns() - t0) / 1e6;
-    return true;
-}
-
-void loaded_free(loaded_t *l)
-{
-    gdl_info_free(&l->info);
-    program_free(l->prog);
-    symtab_free(l->syms);
-    src_free(l->src);
-    *l = (loaded_t){0};
+    if (gdl_load_file(path, d, l, &err)) return true;
+    fprintf(stderr, "ggp: cannot read %s: %s\n", path, err);
+    return false;
 }
 
 bool parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -143,7 +125,7 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
     return true;
 }
 
-bool cli_rules_open(const char *cmd, const char *path, loaded_t *l, int *rc)
+bool cli_rules_open(const char *cmd, const char *path, gdl_loaded_t *l, int *rc)
 {
     diag_t d;
     diag_init(&d, stderr);
@@ -154,7 +136,7 @@ bool cli_rules_open(const char *cmd, const char *path, loaded_t *l, int *rc)
     }
     if (l->errors) {
         fprintf(stderr, "ggp %s: %s: invalid rules (%u error%s)\n", cmd, path, l->errors, l->errors == 1 ? "" : "s");
-        loaded_free(l);
+        gdl_loaded_free(l);
         *rc = EXIT_FAIL;
         return false;
     }
@@ -201,9 +183,9 @@ static void *load_watch_main(void *arg)
 
 /* A native game (games/registry.h) in place of a rule file: l holds only
  * the name as its source text (what a record hashes as "the rules"). */
-static game_t *native_open(const char *cmd, const char *spec, loaded_t *l, int *rc)
+static game_t *native_open(const char *cmd, const char *spec, gdl_loaded_t *l, int *rc)
 {
-    *l = (loaded_t){0};
+    *l = (gdl_loaded_t){0};
     char err[300];
     game_t *g = native_game_open(spec, err, sizeof err);
     if (!g) {
@@ -215,7 +197,7 @@ static game_t *native_open(const char *cmd, const char *spec, loaded_t *l, int *
     return g;
 }
 
-game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc)
+game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, gdl_loaded_t *l, int *rc)
 {
     if (native_game_named(path)) return native_open(cmd, path, l, rc);
     static const char *doing[] = {"grounding the rules (the rules engine takes over past the grounding budget)",
@@ -255,7 +237,7 @@ game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *o
     if (!g) {
         fprintf(stderr, "ggp %s: %s: the game does not compile with engine %s\n", cmd, path,
                 game_engine_name(opts->engine));
-        loaded_free(l);
+        gdl_loaded_free(l);
         *rc = EXIT_FAIL;
     }
     return g;

@@ -8,26 +8,16 @@
 
 #include "base/diag.h"
 #include "gdl/ast.h"
+#include "gdl/load.h"
 #include "gdl/symbols.h"
 #include "gdl/validate.h"
 #include "reasoner/game.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
-/* A rule file read, parsed and validated: everything the compiler needs. */
-typedef struct loaded {
-    src_t *src;
-    symtab_t *syms;
-    program_t *prog;
-    gdl_info_t info;
-    unsigned errors; /* parse + validation errors */
-    double load_ms;  /* read + parse + validate */
-} loaded_t;
-
-/* Load and validate a file, reporting to d. Returns false on an I/O error
- * (message printed, nothing to free); otherwise true, with l->errors set. */
-bool load_rules(const char *path, diag_t *d, loaded_t *l);
-void loaded_free(loaded_t *l);
+/* gdl_load_file for the commands: an I/O error is printed ("ggp: cannot
+ * read PATH: why") and returns false, with nothing to free. */
+bool load_rules(const char *path, diag_t *d, gdl_loaded_t *l);
 
 /* Parse an unsigned integer option value; prints "ggp CMD: bad value for
  * OPT: ..." and returns false on error. */
@@ -66,9 +56,9 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
  * name or option is EXIT_USAGE). On failure prints why, sets *rc to EXIT_USAGE (unreadable) or
  * EXIT_FAIL (invalid rules, or no compile with the engine) and returns NULL
  * with nothing to free; otherwise the caller frees the game, then l. */
-game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, loaded_t *l, int *rc);
+game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *opts, gdl_loaded_t *l, int *rc);
 /* The first half of cli_game_open: load and validate only. Returns false
  * (nothing to free, *rc set) on failure. */
-bool cli_rules_open(const char *cmd, const char *path, loaded_t *l, int *rc);
+bool cli_rules_open(const char *cmd, const char *path, gdl_loaded_t *l, int *rc);
 
 #endif

@@ -123,7 +123,7 @@ bool tplay_shard_parse(const char *cmd, const char *s, uint32_t *shard, uint32_t
     return true;
 }
 
-void tplay_meta_of(trec_meta_t *m, const game_t *g, const loaded_t *l, const char *file)
+void tplay_meta_of(trec_meta_t *m, const game_t *g, const gdl_loaded_t *l, const char *file)
 {
     size_t len = 1;
     for (uint32_t s = 0; s < game_num_roles(g); s++) len += strlen(game_role_name(g, s)) + 1;

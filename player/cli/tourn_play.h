@@ -51,6 +51,6 @@ bool tplay_shard_parse(const char *cmd, const char *s, uint32_t *shard, uint32_t
 
 /* The rules part of a run's metadata from the loaded rules: roles (m->roles
  * malloc'd: the caller frees it), rules (into file) and rules_hash. */
-void tplay_meta_of(trec_meta_t *m, const game_t *g, const loaded_t *l, const char *file);
+void tplay_meta_of(trec_meta_t *m, const game_t *g, const gdl_loaded_t *l, const char *file);
 
 #endif

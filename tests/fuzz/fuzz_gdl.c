@@ -1,6 +1,6 @@
 /* fuzz_gdl.c - libFuzzer target for the GDL front end: arbitrary bytes
  * through sx_parse, gdl_build and gdl_validate. `ggp check` validates only
- * what parsed cleanly (player/cli/common.c load_rules); here the validator
+ * what parsed cleanly (gdl/load.c); here the validator
  * also runs on whatever gdl_build made of broken text, a superset of what
  * it ever sees. Diagnostics are counted but written nowhere. Any crash,
  * sanitizer report, leak or hang is a bug: bad rules must only ever produce

@@ -1,5 +1,5 @@
 /* gdl_check.h - run parse + validate in process, as `ggp check` does
- * (player/cli/common.c load_rules), with diagnostics captured in memory.
+ * (gdl/load.c), with diagnostics captured in memory.
  * Shared by the tests of tests/gdl/. */
 #ifndef GGP_TESTS_GDL_CHECK_H
 #define GGP_TESTS_GDL_CHECK_H

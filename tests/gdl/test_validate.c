@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gdl/load.h"
 #include "gdl_check.h"
 
 #define BAD_DIR "tests/gdl/bad"
@@ -375,10 +376,37 @@ static void test_check_options_anywhere(void **state)
     free(out);
 }
 
+/* gdl/load.c, the one loader of every command, test, fuzzer and bench:
+ * from text and from a file, errors counted and reported, I/O errors said. */
+static void test_loader(void **state)
+{
+    (void)state;
+    tu_diag_t td;
+    tu_diag_open(&td);
+    gdl_loaded_t l;
+    const char *ok = "(role a) (role b) (init (p)) (<= (legal ?r x) (role ?r)) (<= (next (p)) (true (p)))\n"
+                     "(<= terminal (true (p))) (<= (goal ?r 50) (role ?r))";
+    gdl_load_text("m.kif", ok, strlen(ok), &td.d, &l);
+    assert_int_equal(l.errors, 0);
+    assert_int_equal(l.info.n_roles, 2);
+    assert_string_equal(symtab_spelling(l.syms, l.info.roles[1]), "b");
+    gdl_loaded_free(&l);
+    const char *bad = "(role a)\n(<= (legal a ?x) (true (q ?y)))";
+    gdl_load_text("m.kif", bad, strlen(bad), &td.d, &l);
+    assert_true(l.errors > 0);
+    if (!strstr(tu_diag_text(&td), "m.kif:2:")) fail_msg("no location in: %s", tu_diag_text(&td));
+    gdl_loaded_free(&l);
+    const char *err = NULL;
+    assert_false(gdl_load_file("/nonexistent/x.kif", &td.d, &l, &err));
+    assert_non_null(err);
+    tu_diag_close(&td);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_diagnostics),
+        cmocka_unit_test(test_loader),
         cmocka_unit_test(test_valid_counts_and_roles),
         cmocka_unit_test(test_roles_keep_first_spelling),
         cmocka_unit_test(test_relation_and_function_namespaces),

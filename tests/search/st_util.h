@@ -6,7 +6,7 @@
 #include "testutil.h"
 
 #include "games/registry.h"
-#include "player/cli/common.h"
+#include "gdl/load.h"
 #include "reasoner/game.h"
 
 /* Path of a game of the shared corpus, or NULL when the corpus is absent
@@ -34,7 +34,7 @@ static inline const char *st_shared_game(const char *name)
 
 /* A compiled game with a context at its initial state. */
 typedef struct tgame {
-    loaded_t l;
+    gdl_loaded_t l;
     game_t *g;
     game_ctx_t *ctx;
     game_state_t *st;
@@ -56,14 +56,15 @@ static inline bool tg_load_engine(tgame_t *t, const char *path, engine_kind_t en
     }
     tu_diag_t td;
     tu_diag_open(&td);
-    if (!load_rules(path, &td.d, &t->l)) fail_msg("cannot read %s", path);
+    const char *err = NULL;
+    if (!gdl_load_file(path, &td.d, &t->l, &err)) fail_msg("cannot read %s: %s", path, err);
     if (t->l.errors) fail_msg("%s: %s", path, tu_diag_text(&td));
     game_options_t opt = {.engine = engine, .quiet = true};
     t->g = game_compile(t->l.prog, &opt, &td.d);
     if (!t->g) {
         printf("note: %s does not compile with engine %d: %s\n", path, (int)engine, tu_diag_text(&td));
         tu_diag_close(&td);
-        loaded_free(&t->l);
+        gdl_loaded_free(&t->l);
         return false;
     }
     tu_diag_close(&td);
@@ -81,7 +82,7 @@ static inline void tg_free(tgame_t *t)
     game_state_free(t->st);
     game_ctx_free(t->ctx);
     game_free(t->g);
-    loaded_free(&t->l);
+    gdl_loaded_free(&t->l);
 }
 
 static inline const char *data_file(const char *name)
