@@ -125,16 +125,6 @@ done:
     game_ctx_free(ctx);
 }
 
-int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat)
-{
-    if (!res->ok) return 2;
-    int best = -1000;
-    for (uint32_t s = 0; s < k; s++)
-        if (s != seat && res->goals[s] > best) best = res->goals[s];
-    int a = res->goals[seat];
-    return a > best ? 1 : a == best ? 0 : -1;
-}
-
 /* ---- board print ---------------------------------------------------------- */
 
 /* A fluent (cell X Y C...) with atomic X and Y: X is the column and Y the
@@ -321,7 +311,7 @@ static void local_print_state(const game_t *g, const game_state_t *s, FILE *out)
 
 /* ---- loading ---------------------------------------------------------------- */
 
-game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, loaded_t *l, int *rc)
+game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, gdl_loaded_t *l, int *rc)
 {
     game_options_t o = *opt;
     o.quiet = true;

@@ -45,14 +45,10 @@ uint64_t local_hash_bytes(uint64_t h, const char *s, size_t n);
 void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, FILE *out, bool verbose,
                      seat_totals_t *totals, local_game_t *res);
 
-/* The game's outcome for the player in seat: 1 if its goal is greater
- * than every other seat's, 0 if equal to the best of them, -1 otherwise;
- * 2 if the game failed (not res->ok). */
-int local_outcome(const local_game_t *res, uint32_t k, uint32_t seat);
 
 /* Load, validate and compile a rule file (diagnostics on stderr) with
  * opt's engine and load budgets. Returns NULL with *rc set to the exit
  * code on failure. */
-game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, loaded_t *l, int *rc);
+game_t *local_load_game(const char *cmd, const char *path, const game_options_t *opt, gdl_loaded_t *l, int *rc);
 
 #endif
