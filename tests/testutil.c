@@ -1,6 +1,7 @@
 /* testutil.c - helpers for the CMocka tests (see testutil.h). */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -139,7 +140,8 @@ int tu_count_char(const char *s, char c)
 void tu_sleep_ms(long ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) { /* the rest, after a signal */
+    }
 }
 
 int tu_spawn(const char *cmd)

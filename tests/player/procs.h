@@ -15,12 +15,6 @@
 
 #include "rawhttp.h"
 
-static inline void procs_sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* ---- ggp serve children ---- */
 
 #define PROCS_MAX 8
@@ -39,7 +33,7 @@ static inline void procs_reap(pid_t pid)
     kill(pid, SIGTERM);
     for (int i = 0; i < 300; i++) {
         if (waitpid(pid, NULL, WNOHANG) == pid) goto done;
-        procs_sleep_ms(10);
+        tu_sleep_ms(10);
     }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);

@@ -43,12 +43,6 @@ struct engine_match {
     int total, limit;
 };
 
-static inline void standin_sleep_ms(uint64_t ms)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *log, char *err, size_t err_len)
 {
     standin_cfg_t *c = cfg;
@@ -80,7 +74,7 @@ static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *lo
         if (!strcmp(key, "limit") && f->is_list && f->n == 2 && symtab_int_value(start->syms, f->items[1]->sym, &v))
             m->limit = (int)v;
     }
-    standin_sleep_ms(atomic_load(&c->load_ms));
+    tu_sleep_ms(atomic_load(&c->load_ms));
     atomic_fetch_add(&c->loaded, 1);
     if (!found) {
         snprintf(err, err_len, "'%s' is not a role", start->role);
@@ -115,7 +109,7 @@ static inline bool standin_apply(engine_match_t *m, char *const *moves, uint32_t
         }
         add += v;
     }
-    standin_sleep_ms(atomic_load(&m->cfg->apply_ms));
+    tu_sleep_ms(atomic_load(&m->cfg->apply_ms));
     m->total += add;
     atomic_fetch_add(&m->cfg->applies, 1);
     return true;
@@ -127,7 +121,7 @@ static inline int standin_goal(engine_match_t *m) { return m->total >= m->limit 
 static inline const char *standin_random_move(engine_match_t *m, rng_t *rng)
 {
     static const char *moves[] = {"noop", "(inc 1)", "(inc 2)"};
-    standin_sleep_ms(atomic_load(&m->cfg->legal_ms));
+    tu_sleep_ms(atomic_load(&m->cfg->legal_ms));
     atomic_fetch_add(&m->cfg->legals, 1);
     return moves[rng_below(rng, 3)];
 }
@@ -147,10 +141,10 @@ static inline const char *standin_choose(engine_match_t *m, void *snap, deadline
     standin_cfg_t *c = m->cfg;
     atomic_fetch_add(&c->searches, 1);
     if (c->ignore_stop) {
-        while (!deadline_passed(deadline)) standin_sleep_ms(1);
-        standin_sleep_ms(c->overrun_ms);
+        while (!deadline_passed(deadline)) tu_sleep_ms(1);
+        tu_sleep_ms(c->overrun_ms);
     } else {
-        while (!deadline_passed(deadline) && !atomic_load(stop)) standin_sleep_ms(1);
+        while (!deadline_passed(deadline) && !atomic_load(stop)) tu_sleep_ms(1);
         if (atomic_load(stop)) atomic_fetch_add(&c->stopped, 1);
     }
     snprintf(info, info_len, "stand-in search from %d", *(int *)snap);

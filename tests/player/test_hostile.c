@@ -30,7 +30,7 @@ static const char *tmp_path(const char *name)
 /* Wait (bounded) until the hostile thread has made `want` connections. */
 static void wait_opened(hostile_t *h, int want)
 {
-    for (int i = 0; i < 500 && atomic_load(&h->opened) < want; i++) procs_sleep_ms(10);
+    for (int i = 0; i < 500 && atomic_load(&h->opened) < want; i++) tu_sleep_ms(10);
     assert_true(atomic_load(&h->opened) >= want);
 }
 

@@ -92,14 +92,14 @@ static void test_sigint_during_load_stops_promptly(void **state)
         char *r = raw_post(a.port, "1.0", "(info)", 2000, &eof);
         busy = r && strstr(raw_body(r), "busy");
         free(r);
-        if (!busy) procs_sleep_ms(10);
+        if (!busy) tu_sleep_ms(10);
     }
     assert_true(busy);
     uint64_t t0 = clock_now_ns();
     kill(a.pid, SIGINT);
     int status = -1;
     pid_t got = 0;
-    while ((got = waitpid(a.pid, &status, WNOHANG)) == 0 && clock_now_ns() - t0 < 30000000000ULL) procs_sleep_ms(10);
+    while ((got = waitpid(a.pid, &status, WNOHANG)) == 0 && clock_now_ns() - t0 < 30000000000ULL) tu_sleep_ms(10);
     double secs = (double)(clock_now_ns() - t0) / 1e9;
     printf("note: ggp serve exited %.2f s after SIGINT\n", secs);
     assert_int_equal(got, a.pid);

@@ -242,7 +242,7 @@ static void test_player_crashes_mid_match(void **state)
      * line is written before its reply is sent, but the third PLAY only
      * comes once the manager has the second reply, so at least two PLAYs
      * are answered in the record whenever the kill lands. */
-    for (int i = 0; i < 1500 && count_lines_with(o.log_path, "kind=play status=200") < 3; i++) procs_sleep_ms(10);
+    for (int i = 0; i < 1500 && count_lines_with(o.log_path, "kind=play status=200") < 3; i++) tu_sleep_ms(10);
     assert_true(count_lines_with(o.log_path, "kind=play status=200") >= 3);
     kill(o.pid, SIGKILL);
     procs_reap(o.pid);
@@ -537,7 +537,7 @@ static void test_record_survives_kill(void **state)
     /* Every PLAY times out (1.1 s): wait for two states, at most 20 s. */
     int ns = 0;
     for (int i = 0; i < 2000 && ns < 2; i++) {
-        procs_sleep_ms(10);
+        tu_sleep_ms(10);
         char *json = tu_read_file(rec);
         char **states;
         int rows;

@@ -39,13 +39,6 @@ typedef struct ponder_seen {
     uint64_t ponder_nodes;    /* the tree when it was stopped */
 } ponder_seen_t;
 
-static void wait_ms(uint64_t ms)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 static ponder_seen_t ponder_run(const char *kif_text, bool ponder)
 {
     char err[256];
@@ -73,7 +66,7 @@ static ponder_seen_t ponder_run(const char *kif_text, bool ponder)
     free(reply);
     /* the opponent thinks for a while: our player ponders meanwhile (this
      * sleep is the scenario, not a wait for an event) */
-    wait_ms(1000);
+    tu_sleep_ms(1000);
     const char *play2 = "(play m1 ((drop 4) noop))";
     assert_int_equal(session_handle(s, play2, strlen(play2), clock_now_ns(), &reply), 200);
     free(reply);

@@ -175,7 +175,7 @@ static void test_body_in_many_segments(void **state)
     raw_send(fd, head, (size_t)k);
     for (const char *p = body; *p; p++) {
         raw_send(fd, p, 1);
-        standin_sleep_ms(2); /* the scenario: a byte per segment */
+        tu_sleep_ms(2); /* the scenario: a byte per segment */
     }
     bool eof;
     char *r = raw_read_all(fd, 5000, &eof);

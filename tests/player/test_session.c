@@ -217,7 +217,7 @@ static void test_slow_rules_reply_on_time(void **state)
     atomic_store(&f->cfg.legal_ms, 0);
     /* Let the step finish: the next reply is searched, and a legal move
      * of this state becomes known. */
-    for (int i = 0; i < 3000 && atomic_load(&f->cfg.legals) < 1; i++) standin_sleep_ms(1);
+    for (int i = 0; i < 3000 && atomic_load(&f->cfg.legals) < 1; i++) tu_sleep_ms(1);
     assert_int_equal(atomic_load(&f->cfg.legals), 1);
     r = ask_ms(f, "(play m1 (noop))", &st, &ms);
     assert_int_equal(st, 200);
@@ -232,7 +232,7 @@ static void test_slow_rules_reply_on_time(void **state)
     assert_non_null(strstr(f->log_text, "no legal move known: a guess"));
     assert_non_null(strstr(f->log_text, "the last legal move known"));
     /* Every move was applied in order: STOP sees 0 + 0 + 2 + 1. */
-    for (int i = 0; i < 3000 && atomic_load(&f->cfg.applies) < 2; i++) standin_sleep_ms(1);
+    for (int i = 0; i < 3000 && atomic_load(&f->cfg.applies) < 2; i++) tu_sleep_ms(1);
     assert_int_equal(atomic_load(&f->cfg.applies), 2);
     assert_string_equal(ask(f, "(stop m1 ((inc 1)))", 200), "done");
     fflush(f->log);
@@ -257,10 +257,10 @@ static void test_play_while_loading(void **state)
     assert_true(ms < 1000);
     assert_string_equal(ask_ms(f, "(play m1 ((inc 2)))", &st, &ms), "noop");
     assert_true(ms < 1000);
-    for (int i = 0; i < 5000 && atomic_load(&f->cfg.loaded) < 1; i++) standin_sleep_ms(1);
+    for (int i = 0; i < 5000 && atomic_load(&f->cfg.loaded) < 1; i++) tu_sleep_ms(1);
     assert_int_equal(atomic_load(&f->cfg.loaded), 1);
     assert_true(legal_standin_move(ask(f, "(play m1 ((inc 1)))", 200)));
-    for (int i = 0; i < 3000 && atomic_load(&f->cfg.applies) < 2; i++) standin_sleep_ms(1);
+    for (int i = 0; i < 3000 && atomic_load(&f->cfg.applies) < 2; i++) tu_sleep_ms(1);
     assert_string_equal(ask(f, "(stop m1 ((inc 1)))", 200), "done");
     fflush(f->log);
     assert_non_null(strstr(f->log_text, "rules still loading: a guess"));
@@ -292,7 +292,7 @@ static void *ask_thread(void *arg)
 
 static void wait_searches(fixture_t *f, int n)
 {
-    for (int i = 0; i < 2000 && atomic_load(&f->cfg.searches) < n; i++) standin_sleep_ms(1);
+    for (int i = 0; i < 2000 && atomic_load(&f->cfg.searches) < n; i++) tu_sleep_ms(1);
     assert_true(atomic_load(&f->cfg.searches) >= n);
 }
 
