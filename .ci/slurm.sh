@@ -2,7 +2,8 @@
 # A sharded tournament on a real Slurm cluster: start a one-node cluster on
 # this machine (munged, slurmctld and slurmd on 127.0.0.1, everything in a
 # temporary folder with a generated slurm.conf and munge key), submit a
-# 4-shard job array of a small tournament and its merge job with
+# 4-shard job array of a small tournament, then of a small round robin,
+# each with its merge job, through
 # bench/slurm/submit.sh, wait for them, check that the merged result and
 # per-game CSV equal those of the unsharded run (same seeds; all but the
 # a_seconds column), then stop the daemons. Needs root (CI is root on a
@@ -153,35 +154,49 @@ wait_for 60 "node ggpci0 is not idle (slurmd did not register)" \
     "sinfo -h -N -n ggpci0 -o %t | grep -Eq '^(idle|mix|alloc)'"
 echo "slurm: cluster up (slurmctld :$port, slurmd :$((port + 1)), $cpus CPUs)"
 
-# --- the tournament -----------------------------------------------------------
+# --- a tournament and a round robin, each as 4 shards and unsharded -------------
 game=$root/games/tictactoe.kif
-args=(--a grave:playouts=400 --b uct:playouts=400 --games 12 --seed 9 --quiet)
-start=$SECONDS
-ids=$(timeout 60 bench/slurm/submit.sh 4 "$tmp/out" "$game" "${args[@]}") || fail "submit.sh"
-read -r array merge <<<"$ids"
-jobs_submitted=("$array" "$merge")
-echo "slurm: submitted array $array (4 shards) and merge $merge"
-wait_for 240 "jobs $array and $merge did not finish" \
-    "squeue -h -j '$array,$merge' -o %i >'$tmp/queue' && ! grep -q . '$tmp/queue'"
-jobs_submitted=()
-state=$(timeout 15 scontrol show job "$merge" | grep -o 'JobState=[A-Z_]*' || true)
-[ "$state" = "JobState=COMPLETED" ] || fail "merge job $merge: $state"
-for i in 0 1 2 3; do
-    s=$(timeout 15 scontrol show job "${array}_$i" | grep -o 'JobState=[A-Z_]*' || true)
-    [ "$s" = "JobState=COMPLETED" ] || fail "shard task ${array}_$i: $s"
-done
-echo "slurm: jobs done in $((SECONDS - start)) s"
 
-# --- the same tournament unsharded ---------------------------------------------
-timeout 120 "$GGP" tournament "$game" "${args[@]}" --csv "$tmp/full.csv" >"$tmp/full.txt" || fail "unsharded run"
-want=$(tail -n 1 "$tmp/full.txt")
-got=$(tail -n 1 "$tmp/out/result.txt")
-echo "slurm: merged:    $got"
-echo "slurm: unsharded: $want"
-[ "$got" = "$want" ] || fail "the merged result differs from the unsharded run"
-# rows in game order (the merge writes them so; one job here), a_seconds cut
-cut -d, -f1-7,9- "$tmp/full.csv" >"$tmp/full.cut"
-cut -d, -f1-7,9- "$tmp/out/merged.csv" >"$tmp/merged.cut"
-diff -u "$tmp/full.cut" "$tmp/merged.cut" >&2 || fail "the merged CSV differs from the unsharded run's"
-[ "$(($(wc -l <"$tmp/full.cut") - 2))" -eq 12 ] || fail "not 12 games in the unsharded CSV"
-echo "slurm: OK: 4 shards merged equal the unsharded run game by game"
+# run_sharded NAME GAMES KIND ARGS...: submit KIND (tournament|roundrobin) as
+# a 4-shard array and its merge, wait, then play it unsharded and compare
+# the result lines (without the timing column) and the per-game CSVs (all
+# but the a_seconds and b_seconds columns).
+run_sharded() {
+    local name=$1 games=$2 kind=$3
+    shift 3
+    local out=$tmp/out_$name start=$SECONDS ids array merge state s
+    ids=$(timeout 60 bench/slurm/submit.sh 4 "$out" "$kind" "$game" "$@") || fail "submit.sh ($name)"
+    read -r array merge <<<"$ids"
+    jobs_submitted=("$array" "$merge")
+    echo "slurm: $name: submitted array $array (4 shards) and merge $merge"
+    wait_for 240 "jobs $array and $merge did not finish" \
+        "squeue -h -j '$array,$merge' -o %i >'$tmp/queue' && ! grep -q . '$tmp/queue'"
+    jobs_submitted=()
+    state=$(timeout 15 scontrol show job "$merge" | grep -o 'JobState=[A-Z_]*' || true)
+    [ "$state" = "JobState=COMPLETED" ] || fail "merge job $merge: $state"
+    for i in 0 1 2 3; do
+        s=$(timeout 15 scontrol show job "${array}_$i" | grep -o 'JobState=[A-Z_]*' || true)
+        [ "$s" = "JobState=COMPLETED" ] || fail "shard task ${array}_$i: $s"
+    done
+    echo "slurm: $name: jobs done in $((SECONDS - start)) s"
+
+    timeout 120 "$GGP" "$kind" "$game" "$@" --csv "$tmp/full_$name.csv" >"$tmp/full_$name.txt" ||
+        fail "unsharded run ($name)"
+    local want got
+    want=$(grep '^result' "$tmp/full_$name.txt" | sed 's/ seconds_per_game=.*//')
+    got=$(grep '^result' "$out/result.txt" | sed 's/ seconds_per_game=.*//')
+    echo "slurm: $name: merged:    ${got//$'\n'/ | }"
+    echo "slurm: $name: unsharded: ${want//$'\n'/ | }"
+    if [ -z "$got" ] || [ "$got" != "$want" ]; then fail "$name: the merged result differs from the unsharded run"; fi
+    # rows in game order (the merge writes them so; one job here), times cut
+    cut -d, -f1-7,9-16 "$tmp/full_$name.csv" >"$tmp/full_$name.cut"
+    cut -d, -f1-7,9-16 "$out/merged.csv" >"$tmp/merged_$name.cut"
+    diff -u "$tmp/full_$name.cut" "$tmp/merged_$name.cut" >&2 ||
+        fail "$name: the merged CSV differs from the unsharded run's"
+    [ "$(($(wc -l <"$tmp/full_$name.cut") - 2))" -eq "$games" ] || fail "$name: not $games games in the unsharded CSV"
+    echo "slurm: $name: OK: 4 shards merged equal the unsharded run game by game"
+}
+
+run_sharded tournament 12 tournament --a grave:playouts=400 --b uct:playouts=400 --games 12 --seed 9 --quiet
+run_sharded roundrobin 12 roundrobin --player uct:playouts=100 --player random --player mc:playouts=50 \
+    --games-per-pair 4 --seed 3 --quiet
