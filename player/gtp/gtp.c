@@ -492,7 +492,7 @@ static bool dispatch(gtp_t *g, int argc, char **argv, reply_t *r)
         say(r, true, "%s", "");
         return false;
     } else if (!strcmp(c, "boardsize")) {
-        if (argc < 2 || !parse_long(argv[1], 0, 1000000, &a)) say(r, false, "syntax error");
+        if (argc < 2 || !parse_long(argv[1], -1000000, 1000000, &a)) say(r, false, "syntax error");
         else if (a < 5 || a > 19) say(r, false, "unacceptable size");
         else if (regame(g, (uint32_t)a, g->komi, false, r, "unacceptable size")) say(r, true, "%s", "");
     } else if (!strcmp(c, "clear_board")) {
