@@ -24,7 +24,8 @@ static const char gtp_help[] =
     "  --player SPEC   the searcher, e.g. grave:playouts=10000\n"
     "  --game G        the first game: go5 .. go19 with go options (default go9;\n"
     "                  'ggp games'), e.g. go9:komi=6.5\n"
-    "  --seed S        seed of the searchers (default 1)\n"
+    "  --seed S        seed of the searchers, with the game's number in the\n"
+    "                  session and the colour (default 1)\n"
     "  --verbose       report each search on stderr\n"
     "\n"
     "exit status: 0 after quit or end of input, 2 usage error\n";

@@ -28,6 +28,7 @@ struct gtp {
     search_spec_t *spec_timed; /* with seconds=: when the clock sets the budget; or NULL */
     bool spec_has_budget;      /* playouts=, nodes=, seconds= ... given */
     uint64_t seed;
+    uint64_t games; /* games opened so far (boardsize, clear_board, komi) */
     FILE *log;
     uint32_t size;
     double komi;
@@ -96,7 +97,7 @@ static const game_state_t *cur(const gtp_t *g) { return g->hist[g->n_hist - 1]; 
 
 static uint64_t seat_seed(const gtp_t *g, int c, const search_spec_t *spec)
 {
-    return rng_derive(rng_derive(g->seed, (uint64_t)c), search_spec_seed(spec));
+    return rng_derive(rng_derive(rng_derive(g->seed, g->games), (uint64_t)c), search_spec_seed(spec));
 }
 
 /* A game of size and komi with the session's options; false with why in
@@ -124,6 +125,7 @@ static bool game_open(gtp_t *g, uint32_t size, double komi, char *err, size_t el
         return false;
     }
     game_drop(g);
+    g->games++;
     g->game = game;
     g->size = size;
     g->komi = komi;
