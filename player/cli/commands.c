@@ -15,6 +15,7 @@ const command_t ggp_commands[] = {
     {"roundrobin", "every pair of several searchers plays; a table of scores with intervals and times", cmd_roundrobin},
     {"games", "list the native games (written in C), usable wherever a rule file is", cmd_games},
     {"players", "list the searchers (player specs), their keys and defaults", cmd_players},
+    {"gtp", "play Go over the Go Text Protocol on stdin/stdout (GUIs, GNU Go)", cmd_gtp},
     {"serve", "play matches over HTTP as a GGP player", cmd_serve},
 #ifdef GGP_HAVE_MANAGER
     {"match", "run a match between players over HTTP (game manager)", cmd_match},

@@ -27,6 +27,7 @@ int cmd_players(int argc, char **argv);
 int cmd_games(int argc, char **argv);
 int cmd_roundrobin(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_gtp(int argc, char **argv);
 #ifdef GGP_HAVE_MANAGER
 int cmd_match(int argc, char **argv);
 #endif

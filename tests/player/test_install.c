@@ -132,7 +132,8 @@ static void test_licence_and_guides(void **state)
     assert_non_null(strstr(lic, "MIT License"));
     assert_non_null(strstr(lic, "Copyright (c) 2026 the ggp authors"));
     free(lic);
-    const char *docs[] = {"share/doc/ggp/README.md", "share/doc/ggp/players.md", "share/doc/ggp/writing-gdl.md"};
+    const char *docs[] = {"share/doc/ggp/README.md", "share/doc/ggp/players.md", "share/doc/ggp/writing-gdl.md",
+                          "share/doc/ggp/gtp.md"};
     for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
         char *t = installed(docs[i]);
         assert_true(strlen(t) > 1000);

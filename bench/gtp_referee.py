@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""gtp_referee.py - play games between two GTP engines, seats swapped.
+
+usage: bench/gtp_referee.py --a 'CMD' --b 'CMD' [--games N] [--size 9]
+       [--komi 7.5] [--max-moves M] [--time MAIN,BYO,STONES] [--scorer a|b]
+       [--sgf-dir DIR]
+
+Game k: A plays black when k is even, white when odd. Each engine gets
+boardsize, komi, clear_board (and time_settings with --time), then genmove
+for its colour and play for the other's. A game ends at two passes in a
+row, a resignation, an illegal move (the mover loses: the other engine
+refused it) or --max-moves. The score is the final_score of the engine
+--scorer names (GNU Go's removes dead stones; ggp counts the area as it
+stands). One line per game, then A's score (wins + draws/2 over games)
+with an Agresti-Coull 95% interval, as `ggp tournament` prints it.
+"""
+import argparse
+import math
+import shlex
+import subprocess
+import sys
+import time
+
+
+class Engine:
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.p = subprocess.Popen(shlex.split(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        lines = []
+        while True:
+            s = self.p.stdout.readline()
+            if s == "":
+                raise RuntimeError("%s: end of output after '%s'" % (self.cmd, line))
+            s = s.rstrip("\r\n")
+            if s == "" and lines:
+                break
+            if s == "" and not lines:
+                continue
+            lines.append(s)
+        head = lines[0]
+        ok = head.startswith("=")
+        text = "\n".join([head[1:].strip()] + lines[1:]).strip()
+        return ok, text
+
+    def must(self, line):
+        ok, text = self.send(line)
+        if not ok:
+            raise RuntimeError("%s: '%s' failed: %s" % (self.cmd, line, text))
+        return text
+
+    def close(self):
+        try:
+            self.send("quit")
+        except Exception:
+            pass
+        self.p.wait(timeout=10)
+
+
+def agresti_coull(x, n):
+    if n == 0:
+        return 0.0, 1.0
+    z = 1.959964
+    nt = n + z * z
+    pt = (x + z * z / 2) / nt
+    h = z * math.sqrt(pt * (1 - pt) / nt)
+    return max(0.0, pt - h), min(1.0, pt + h)
+
+
+def score_sign(s):
+    s = s.strip().upper()
+    if s.startswith("B+"):
+        return 1
+    if s.startswith("W+"):
+        return -1
+    return 0
+
+
+def play_game(a, b, a_black, args):
+    black, white = (a, b) if a_black else (b, a)
+    for e in (a, b):
+        e.must("boardsize %d" % args.size)
+        e.must("komi %g" % args.komi)
+        e.must("clear_board")
+        if args.time:
+            e.must("time_settings %s" % " ".join(args.time.split(",")))
+    passes, moves, colour = 0, [], "b"
+    t = {"b": 0.0, "w": 0.0}
+    result = None
+    while len(moves) < args.max_moves:
+        mover, other = (black, white) if colour == "b" else (white, black)
+        t0 = time.monotonic()
+        ok, mv = mover.send("genmove %s" % colour)
+        t[colour] += time.monotonic() - t0
+        if not ok:
+            result = ("W" if colour == "b" else "B") + "+forfeit (genmove failed: %s)" % mv
+            break
+        mv = mv.lower()
+        moves.append(mv)
+        if mv == "resign":
+            result = ("W" if colour == "b" else "B") + "+resign"
+            break
+        ok, err = other.send("play %s %s" % (colour, mv))
+        if not ok:
+            result = ("W" if colour == "b" else "B") + "+forfeit (%s refused %s: %s)" % ("white" if colour == "b" else "black", mv, err)
+            break
+        passes = passes + 1 if mv == "pass" else 0
+        if passes == 2:
+            break
+        colour = "w" if colour == "b" else "b"
+    if result is None:
+        scorer = a if args.scorer == "a" else b
+        result = scorer.must("final_score")
+    return result, moves, t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", required=True)
+    ap.add_argument("--b", required=True)
+    ap.add_argument("--games", type=int, default=2)
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--komi", type=float, default=7.5)
+    ap.add_argument("--max-moves", type=int, default=400)
+    ap.add_argument("--time", default="")
+    ap.add_argument("--scorer", choices=["a", "b"], default="b")
+    args = ap.parse_args()
+    a, b = Engine(args.a), Engine(args.b)
+    score = 0.0
+    try:
+        for k in range(args.games):
+            a_black = k % 2 == 0
+            res, moves, t = play_game(a, b, a_black, args)
+            sgn = score_sign(res)
+            a_sign = sgn if a_black else -sgn
+            pts = 1.0 if a_sign > 0 else 0.5 if a_sign == 0 else 0.0
+            score += pts
+            print("game %d: A=%s %s  moves %d  secs/move b %.2f w %.2f  A %s" %
+                  (k, "black" if a_black else "white", res, len(moves),
+                   t["b"] / max(1, (len(moves) + 1) // 2), t["w"] / max(1, len(moves) // 2),
+                   {1.0: "won", 0.5: "drew", 0.0: "lost"}[pts]), flush=True)
+    finally:
+        a.close()
+        b.close()
+    lo, hi = agresti_coull(score, args.games)
+    print("result A=%s B=%s games=%d A_score=%.1f rate=%.3f ci95=[%.3f,%.3f]" %
+          (args.a, args.b, args.games, score, score / max(1, args.games), lo, hi))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
