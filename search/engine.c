@@ -959,7 +959,7 @@ static bool reroot(engine_t *e, const game_state_t *st)
 
 void engine_search_begin(engine_t *e, const game_state_t *st)
 {
-    playout_decide(e);
+    playout_decide(e, NULL);
     memset(&e->st, 0, sizeof e->st);
     bool kept = e->v->match && e->spec->reuse && reroot(e, st);
     if (!kept) {
@@ -974,7 +974,7 @@ void engine_search_begin(engine_t *e, const game_state_t *st)
 
 void engine_worker_sync(engine_t *w, const engine_t *owner)
 {
-    playout_decide(w);
+    playout_decide(w, owner);
     memset(&w->st, 0, sizeof w->st);
     game_state_copy(w->g, w->root_state, owner->root_state);
     w->root = owner->root;

@@ -278,10 +278,12 @@ static bool decisive_pays(engine_t *e)
     return !wide && playouts > 0 && (double)missed / playouts >= DECISIVE_MIN_MISSED;
 }
 
-void playout_decide(engine_t *e)
+void playout_decide(engine_t *e, const engine_t *owner)
 {
     if (e->playout != PLAYOUT_AUTO) return;
-    e->playout = decisive_pays(e) ? PS_DECISIVE : PS_MAST;
+    /* A worker of a shared tree takes the owner's choice: one sample per
+     * search, and every worker plays the same policy. */
+    e->playout = owner ? owner->playout : decisive_pays(e) ? PS_DECISIVE : PS_MAST;
     for (uint32_t r = 0; r < e->k; r++) e->ps->cur[r] = e->playout;
 }
 

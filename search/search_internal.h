@@ -452,8 +452,9 @@ void playout_free(engine_t *e);
 /* playout=auto (match rows), before the engine's first iteration (e->ctx
  * is free): decisive moves where a sample of random playouts shows that
  * they miss wins in one and the branching is small, else MAST. Once per
- * engine; a no-op for every other spec. */
-void playout_decide(engine_t *e);
+ * engine; a no-op for every other spec. A worker of a shared tree
+ * (owner not NULL) copies the owner's choice instead of sampling again. */
+void playout_decide(engine_t *e, const engine_t *owner);
 /* A new match: forget the bandits (spec §14.2: per match). */
 void playout_reset(engine_t *e);
 /* The start of one of the agent's searches: MAST and the bandits decay
