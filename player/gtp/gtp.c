@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/rng.h"
 #include "base/xalloc.h"
+#include "games/go/go.h"
 #include "games/registry.h"
 #include "reasoner/game.h"
 #include "search/search.h"
@@ -242,48 +243,6 @@ static void read_board(const gtp_t *g, uint8_t *board)
     free(ids);
 }
 
-/* Black's area minus white's: stones, and empty regions that touch stones
- * of one colour only (as games/go scores). */
-static int area_diff(const gtp_t *g)
-{
-    uint32_t n = g->size, pts = n * n;
-    uint8_t *b = xcalloc(pts, 1), *seen = xcalloc(pts, 1);
-    uint32_t *stack = xcalloc(pts, sizeof *stack);
-    read_board(g, b);
-    int d = 0;
-    for (uint32_t p = 0; p < pts; p++) {
-        if (b[p] == 1) d++;
-        else if (b[p] == 2) d--;
-        if (b[p] || seen[p]) continue;
-        int touch = 0, region = 0;
-        uint32_t sp = 0;
-        stack[sp++] = p;
-        seen[p] = 1;
-        while (sp) {
-            uint32_t q = stack[--sp], x = q % n, y = q / n;
-            region++;
-            uint32_t nb[4], k = 0;
-            if (x > 0) nb[k++] = q - 1;
-            if (x + 1 < n) nb[k++] = q + 1;
-            if (y > 0) nb[k++] = q - n;
-            if (y + 1 < n) nb[k++] = q + n;
-            for (uint32_t i = 0; i < k; i++) {
-                if (b[nb[i]]) touch |= b[nb[i]];
-                else if (!seen[nb[i]]) {
-                    seen[nb[i]] = 1;
-                    stack[sp++] = nb[i];
-                }
-            }
-        }
-        if (touch == 1) d += region;
-        else if (touch == 2) d -= region;
-    }
-    free(b);
-    free(seen);
-    free(stack);
-    return d;
-}
-
 /* ---- responses ---- */
 
 typedef struct reply {
@@ -466,7 +425,8 @@ static bool regame(gtp_t *g, uint32_t size, double komi, bool keep, reply_t *r, 
 
 static void final_score(const gtp_t *g, reply_t *r)
 {
-    double d = area_diff(g) - g->komi;
+    game_ctx_set_state(g->ctx, cur(g));
+    double d = go_area_diff(g->ctx) - g->komi; /* the game's own count (games/go) */
     if (d > 0) say(r, true, "B+%g", d);
     else if (d < 0) say(r, true, "W+%g", -d);
     else say(r, true, "0");
