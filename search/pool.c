@@ -186,11 +186,12 @@ static void tables_release(pool_t *p, node_t *v)
 void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w)
 {
     if (p->K && p->lazy) {
-        uint32_t h = p->nodes[n].amaf;
+        /* the handle is published after its block is zeroed (amaf_ensure) */
+        uint32_t h = __atomic_load_n(&p->nodes[n].amaf, __ATOMIC_ACQUIRE);
         if (h != NIL && key < p->K) {
             const amaf_dense_t *d = &p->blk[(size_t)h * p->K + key];
-            *cnt = d->p;
-            *w = d->w;
+            *cnt = ld32(&d->p);
+            *w = ldf(&d->w);
         } else {
             *cnt = 0;
             *w = 0;
@@ -209,15 +210,25 @@ void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w
     }
 }
 
+bool amaf_ensure(pool_t *p, uint32_t n)
+{
+    if (!(p->K && p->lazy)) return true;
+    uint32_t *h = &p->nodes[n].amaf;
+    if (*h != NIL) return true;
+    uint32_t b = blk_alloc(p);
+    if (b == NIL) return false; /* memory bound: no table */
+    __atomic_store_n(h, b, __ATOMIC_RELEASE);
+    return true;
+}
+
 void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw)
 {
     if (p->K && p->lazy) {
-        uint32_t *h = &p->nodes[n].amaf;
-        if (*h == NIL && (*h = blk_alloc(p)) == NIL) return; /* memory bound: no table */
-        if (key < p->K) {
-            amaf_dense_t *d = &p->blk[(size_t)*h * p->K + key];
-            d->p++;
-            d->w += dw;
+        if (!amaf_ensure(p, n)) return;
+        if (key < p->K) { /* one writer (the node's lock); readers may be reading */
+            amaf_dense_t *d = &p->blk[(size_t)p->nodes[n].amaf * p->K + key];
+            st32(&d->p, d->p + 1);
+            stf(&d->w, d->w + dw);
         }
     } else if (p->K) {
         assert(key < p->K); /* dense mode is chosen only when every key is known */
@@ -243,6 +254,7 @@ void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw) { (void)sparse_add(
 static void pool_grow(pool_t *p, uint32_t need)
 {
     if (need <= p->n_alloc) return;
+    assert(!p->fixed); /* workers read the arrays without the tree's lock */
     uint32_t cap = p->n_alloc ? p->n_alloc : 1024;
     while (cap < need) cap = cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : cap * 2;
     if (p->max_nodes && cap > p->max_nodes) cap = need > p->max_nodes ? need : p->max_nodes;
@@ -326,6 +338,20 @@ void pool_bound(pool_t *p, uint64_t mem_bytes)
         tables /= 2;
     }
     p->sp.max_entries = tables / sizeof(sp_entry_t) < 64 ? 64 : tables / sizeof(sp_entry_t);
+}
+
+void pool_fix(pool_t *p)
+{
+    if (p->fixed) return;
+    assert(p->n_regions == 1 && p->max_nodes);
+    pool_grow(p, p->max_nodes);
+    if (p->lazy && p->K && p->max_blk > p->cap_blk) {
+        p->blk = xreallocarray(p->blk, (size_t)p->max_blk * p->K, sizeof *p->blk);
+        p->cap_blk = p->max_blk;
+    }
+    /* Sparse tables (marginals, AMAF over many keys) still grow: the tree's
+     * lock guards every read and write of them. */
+    p->fixed = true;
 }
 
 size_t pool_held_bytes(const pool_t *p)
@@ -447,6 +473,36 @@ void pool_free_subtree(pool_t *p, uint32_t n)
     free(stack);
 }
 
+/* Tree-parallel recycling (issue 12): nodes stay in the LRU while workers
+ * are in flight through them, so the front need not be a leaf off every
+ * path. Take the first of the few front nodes that is a leaf, not in
+ * flight, and whose parent's lock can be had at once (its child list
+ * changes; no worker can enter the victim meanwhile, since entering takes
+ * that lock). The others keep their places, so invariant (I) holds again
+ * whenever no worker is in flight: a node's flight ends, and it is pushed
+ * back, after its descendants on the same path (spec §6.3). */
+static uint32_t recycle_shared(pool_t *p, region_t *r)
+{
+    uint32_t i = r->lru_head;
+    for (uint32_t tries = 0; tries < 64 && i != NIL; tries++, i = p->nodes[i].lru_next) {
+        node_t *v = &p->nodes[i];
+        uint32_t par = v->parent;
+        if (v->first_child != NIL || par == NIL || !p->victim_lock(p->victim_arg, par)) continue;
+        if (__atomic_load_n(&v->flight, __ATOMIC_RELAXED)) {
+            p->victim_unlock(p->victim_arg, par);
+            continue;
+        }
+        lru_unlink(p, r, i);
+        pool_unlink(p, i);
+        p->victim_unlock(p->victim_arg, par);
+        tables_release(p, v);
+        r->recycled++;
+        r->used--;
+        return i;
+    }
+    return NIL;
+}
+
 uint32_t pool_alloc(pool_t *p, uint32_t reg)
 {
     region_t *r = &p->reg[reg];
@@ -459,23 +515,34 @@ uint32_t pool_alloc(pool_t *p, uint32_t reg)
         i = r->base + r->bump;
         if (i >= p->n_alloc) pool_grow(p, i + 1);
         r->bump++;
-    } else if (r->recycling && r->n_lru > 0) {
+    } else if (r->recycling && r->n_lru > 0 && !p->victim_lock) {
         i = r->lru_head;
-        /* spec §6.3: the front is a leaf. With tree-parallel workers a node
-         * whose only children are in flight can be the front: no room then. */
-        if (p->nodes[i].first_child != NIL) return NIL;
+        if (p->nodes[i].first_child != NIL) return NIL; /* spec §6.3: cannot happen with one worker */
         lru_unlink(p, r, i);
         node_t *v = &p->nodes[i];
         pool_unlink(p, i);
         tables_release(p, v);
         r->recycled++;
         r->used--;
+    } else if (r->recycling && r->n_lru > 0) {
+        if ((i = recycle_shared(p, r)) == NIL) return NIL;
     } else {
         return NIL;
     }
     node_t *n = &p->nodes[i];
-    *n = (node_t){NIL, NIL, NIL, NIL, NIL, NIL, 0, 0, NIL, NIL, NODE_USED, (uint8_t)reg};
-    memset(pool_w(p, i), 0, (size_t)p->k * sizeof(float));
+    /* Field by field: a worker of a shared tree may still be reading a
+     * recycled node's link and statistics (selection reads them without
+     * the child list's lock, then checks the link under it). */
+    n->first_child = n->next_sibling = n->prev_sibling = n->lru_prev = n->lru_next = NIL;
+    st32(&n->parent, NIL);
+    st32(&n->edge, 0);
+    st32(&n->visits, 0);
+    n->amaf = n->marg = NIL;
+    n->flags = NODE_USED;
+    n->region = (uint8_t)reg;
+    __atomic_store_n(&n->solved, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&n->flight, 0, __ATOMIC_RELAXED);
+    for (uint32_t j = 0; j < p->k; j++) stf(&pool_w(p, i)[j], 0);
     if (p->K) memset(&p->dense[(size_t)i * p->K], 0, (size_t)p->K * sizeof(amaf_dense_t));
     r->used++;
     uint64_t res = pool_resident(p);
@@ -483,11 +550,24 @@ uint32_t pool_alloc(pool_t *p, uint32_t reg)
     return i;
 }
 
+uint32_t pool_take(pool_t *p, uint32_t reg, uint32_t *out, uint32_t want)
+{
+    region_t *r = &p->reg[reg];
+    uint32_t n = 0;
+    while (n < want && (r->free_head != NIL || r->bump < r->cap)) out[n++] = pool_alloc(p, reg); /* never recycles */
+    return n;
+}
+
+void pool_give_back(pool_t *p, const uint32_t *nodes, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++) pool_free_subtree(p, nodes[j]); /* fresh: no children, not linked */
+}
+
 void pool_link(pool_t *p, uint32_t parent, uint32_t child, uint32_t edge)
 {
     node_t *c = &p->nodes[child], *x = &p->nodes[parent];
-    c->parent = parent;
-    c->edge = edge;
+    st32(&c->parent, parent); /* read atomically by selection (engine.c, descend) */
+    st32(&c->edge, edge);
     c->prev_sibling = NIL;
     c->next_sibling = x->first_child;
     if (x->first_child != NIL) p->nodes[x->first_child].prev_sibling = child;

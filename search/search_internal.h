@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "base/rng.h"
+#include "base/spin.h"
 #include "search/search.h"
 
 #define NIL UINT32_MAX
@@ -142,14 +143,10 @@ void spec_budget(const search_spec_t *s, budget_t *b);
 
 /* ---- the node pool ------------------------------------------------------ */
 
-/* NODE_SOLVED (compete's MCTS solver): the node's value is exact; its W(n)
- * is kept at value x V(n), so the mean W/V is the exact value. */
-enum { NODE_IN_LRU = 1, NODE_USED = 2, NODE_SOLVED = 8 };
-/* Tree-parallel workers (compete threads=T): how many simulations are in
- * flight through a node, in the flags' high nibble (at most 15 workers). A
- * node in flight stays out of the LRU, and selection counts each flight as
- * a lost visit (virtual loss). */
-enum { NODE_FLIGHT_ONE = 16, NODE_FLIGHT_MASK = 0xF0, NODE_MAX_FLIGHTS = 15 };
+enum { NODE_IN_LRU = 1, NODE_USED = 2 };
+/* Tree-parallel workers (compete threads=T, issue 12): at most this many
+ * simulations in flight through a node (node_t.flight). */
+enum { NODE_MAX_FLIGHTS = 64 };
 
 typedef struct node {
     uint32_t parent;       /* NIL for a root */
@@ -161,8 +158,17 @@ typedef struct node {
     uint32_t visits;       /* V(n) */
     uint32_t amaf;         /* sparse AMAF table handle, or NIL */
     uint32_t marg;         /* sparse marginal table (simultaneous nodes), or NIL */
-    uint8_t flags;
+    uint8_t flags;         /* NODE_IN_LRU, NODE_USED: changed under the tree's lock */
     uint8_t region;
+    /* compete's MCTS solver: the node's value is exact, and W(n) holds that
+     * value itself (not value x V(n)), so that a worker reading a node just
+     * proven, before any visit reached it, still reads its value. Set with
+     * release order after W; read with node_solved(). */
+    uint8_t solved;
+    /* Tree-parallel workers: simulations in flight through the node (atomic).
+     * A node in flight is never recycled, and selection counts each flight
+     * as a lost visit (virtual loss). */
+    uint8_t flight;
 } node_t;
 
 typedef struct region {
@@ -218,6 +224,14 @@ typedef struct pool {
     sparse_t sp;
     uint64_t resident_peak;
     uint64_t bytes_peak;   /* nodes + tables, peak */
+    /* Tree-parallel workers (issue 12): the arrays are allocated whole and
+     * never move (pool_fix), and recycling asks victim_lock to take the
+     * victim's parent's lock (without waiting: the caller already holds a
+     * node lock) before it unlinks the victim. NULL: one worker. */
+    bool fixed;
+    bool (*victim_lock)(void *arg, uint32_t parent);
+    void (*victim_unlock)(void *arg, uint32_t parent);
+    void *victim_arg;
 } pool_t;
 
 /* Regions: caps[i] nodes each (UINT32_MAX: one growable region). */
@@ -232,6 +246,13 @@ void pool_region_clear(pool_t *p, uint32_t reg);
  * of nodes and AMAF tables, a share of it for each; tables are lazy (see
  * pool_t.lazy). Call right after pool_init on a one-region recycling pool. */
 void pool_bound(pool_t *p, uint64_t mem_bytes);
+/* Allocate a bounded pool's arrays whole (nodes and lazy AMAF blocks), so
+ * that they never move while workers read them without the tree's lock.
+ * Pages are touched only as nodes are used. */
+void pool_fix(pool_t *p);
+/* Give node n its lazy AMAF block if it has none (false: the bound is
+ * reached). Tree-parallel workers call it under the tree's lock. */
+bool amaf_ensure(pool_t *p, uint32_t n);
 /* Detach n from its parent (it becomes a root). */
 void pool_unlink(pool_t *p, uint32_t n);
 /* Release n and its whole subtree to the free list (tree reuse: what the
@@ -244,6 +265,12 @@ size_t pool_held_bytes(const pool_t *p);
  * the LRU front, which (invariant I, spec §6.3) is a leaf off the path. */
 uint32_t pool_alloc(pool_t *p, uint32_t reg);
 bool pool_can_alloc(const pool_t *p, uint32_t reg);
+/* Tree-parallel workers (issue 12): up to want fresh nodes into out, from
+ * the free list and the never-used part only (no recycling), for a worker
+ * to link later without the tree's lock; pool_give_back returns those it
+ * did not use. Both under the tree's lock. */
+uint32_t pool_take(pool_t *p, uint32_t reg, uint32_t *out, uint32_t want);
+void pool_give_back(pool_t *p, const uint32_t *nodes, uint32_t n);
 void pool_link(pool_t *p, uint32_t parent, uint32_t child, uint32_t edge);
 void pool_lru_remove(pool_t *p, uint32_t n);
 void pool_lru_push_back(pool_t *p, uint32_t n);
@@ -257,6 +284,30 @@ void pool_note_peak(pool_t *p);
 const char *pool_check(const pool_t *p, uint32_t reg, const uint32_t *path, size_t n);
 
 static inline float *pool_w(const pool_t *p, uint32_t n) { return p->w + (size_t)n * p->k; }
+
+/* Statistics that tree-parallel workers read without the writer's lock
+ * (issue 12): visits, W, AMAF entries, the solved flag and the flight count
+ * are read and written with relaxed atomic loads and stores (plain moves on
+ * x86-64), each written only under its node's lock, so a reader sees a
+ * value some worker wrote, never a torn one. One worker: the same code. */
+static inline uint32_t ld32(const uint32_t *a) { return __atomic_load_n(a, __ATOMIC_RELAXED); }
+static inline void st32(uint32_t *a, uint32_t v) { __atomic_store_n(a, v, __ATOMIC_RELAXED); }
+static inline float ldf(const float *a)
+{
+    float v;
+    __atomic_load(a, &v, __ATOMIC_RELAXED);
+    return v;
+}
+static inline void stf(float *a, float v) { __atomic_store(a, &v, __ATOMIC_RELAXED); }
+static inline bool node_solved(const pool_t *p, uint32_t n) { return __atomic_load_n(&p->nodes[n].solved, __ATOMIC_ACQUIRE); }
+static inline uint32_t node_visits(const pool_t *p, uint32_t n) { return ld32(&p->nodes[n].visits); }
+/* The node's mean reward for role r: its exact value when solved. */
+static inline double node_mean(const pool_t *p, uint32_t n, uint32_t r)
+{
+    if (node_solved(p, n)) return ldf(&pool_w(p, n)[r]);
+    uint32_t v = node_visits(p, n);
+    return v ? ldf(&pool_w(p, n)[r]) / v : 0;
+}
 
 /* AMAF access (spec §3.2): absent entries read as (0, 0). */
 void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w);
@@ -343,6 +394,13 @@ static inline void argmax_offer(argmax_t *am, rng_t *rng, uint32_t move, double 
     }
 }
 
+/* A node-lock stripe, alone on its cache line. */
+#define NODE_LOCKS 4096
+typedef struct node_lock {
+    spin_t l;
+    char pad[64 - sizeof(spin_t)];
+} node_lock_t;
+
 typedef struct engine {
     const game_t *g;
     game_ctx_t *ctx;
@@ -360,10 +418,15 @@ typedef struct engine {
     keys_t keys_own;
     joints_t joints_own;
     bool pool_ready;
-    /* A spin lock: the critical sections are short (a selection, a backup)
-     * and there are no more workers than cores. */
-    pthread_spinlock_t mu_own;
-    pthread_spinlock_t *mu; /* NULL: one worker, no locking */
+    /* Tree-parallel workers (issue 12) take two kinds of lock (base/spin.h:
+     * short critical sections; a preempted holder gets the CPU back). The tree's lock *mu
+     * guards its shape (allocation, links, the LRU, sparse tables, joint
+     * ids); a node's lock, one of NODE_LOCKS stripes, guards its child list
+     * for readers and its statistics for writers. Order: a node's lock, then
+     * the tree's; never two nodes' locks (recycling only tries one). */
+    spin_t mu_own;
+    spin_t *mu; /* NULL: one worker, no locking */
+    struct node_lock *nl_own, *nl;
     struct engine *own;    /* worker 0 (itself when alone): the single-player line */
     bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;
@@ -404,6 +467,12 @@ typedef struct engine {
     size_t klist_cap;
     uint32_t *knum;          /* per path depth: keys of klist in its AMAF suffix */
     size_t knum_cap;
+    uint32_t *defer;         /* shared tree: path depths whose backup waits (backprop_tree) */
+    size_t defer_cap;
+    uint32_t *lrubuf;        /* shared tree: nodes to move to the LRU's back (lru_flush) */
+    uint32_t nbuf[64];       /* shared tree: fresh nodes taken for expansions (pool_take) */
+    uint32_t nbuf_len;
+    size_t lrubuf_len, lrubuf_cap;
     const move_id_t **legal;
     uint32_t *n_legal;
     uint32_t *joint, *dec;

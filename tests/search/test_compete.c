@@ -25,7 +25,7 @@ static searcher_t *new_searcher(tgame_t *t, uint32_t role, const char *text, uin
 
 static double node_value(const engine_t *e, uint32_t n, uint32_t r)
 {
-    return e->pool->nodes[n].visits ? pool_w(e->pool, n)[r] / e->pool->nodes[n].visits : 0;
+    return node_mean(e->pool, n, r);
 }
 
 /* ---- solver ------------------------------------------------------------------ */
@@ -142,7 +142,7 @@ static void test_solver_exact_and_no_proven_loss(void **state)
         uint32_t children = 0;
         for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
             children++;
-            bool solved = e->pool->nodes[c].flags & NODE_SOLVED;
+            bool solved = e->pool->nodes[c].solved;
             if (!solved) {
                 other = true;
                 continue;
@@ -197,9 +197,9 @@ static void test_solver_simultaneous(void **state)
         /* a solved simultaneous node has children that all agree */
         for (uint32_t n = 0; n < e->pool->reg[0].bump; n++) {
             const node_t *x = &e->pool->nodes[n];
-            if (!(x->flags & NODE_USED) || !(x->flags & NODE_SOLVED) || x->first_child == NIL) continue;
+            if (!(x->flags & NODE_USED) || !x->solved || x->first_child == NIL) continue;
             for (uint32_t c = x->first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
-                assert_true(e->pool->nodes[c].flags & NODE_SOLVED);
+                assert_true(e->pool->nodes[c].solved);
         }
         searcher_free(s);
         search_spec_free(sp);
@@ -464,7 +464,7 @@ static void shared_game(const char *path, const char *spec_text)
             if (!rep.solved) assert_int_equal(rep.playouts, 3000);
             assert_int_equal(e->pool->nodes[e->root].visits, rep.reused + rep.playouts);
             for (uint32_t x = 0; x < e->pool->reg[0].bump; x++)
-                assert_int_equal(e->pool->nodes[x].flags & NODE_FLIGHT_MASK, 0);
+                assert_int_equal(e->pool->nodes[x].flight, 0);
             const char *bad = pool_check(e->pool, 0, NULL, 0);
             if (bad) fail_msg("%s step %u: %s", path, step, bad);
             recycled += rep.recycled;
