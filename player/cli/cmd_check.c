@@ -1,9 +1,7 @@
 /* cmd_check.c - `ggp check FILE.kif...`: parse and validate rule files. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "base/xalloc.h"
 #include "games/registry.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"

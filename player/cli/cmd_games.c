@@ -1,6 +1,5 @@
 /* cmd_games.c - `ggp games`: the native games (games/registry.h). */
 #include <stdio.h>
-#include <string.h>
 
 #include "games/registry.h"
 #include "player/cli/commands.h"

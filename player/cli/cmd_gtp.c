@@ -2,7 +2,6 @@
  * Text Protocol on stdin and stdout (player/gtp/gtp.h, docs/gtp.md). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "player/cli/commands.h"
 #include "player/cli/common.h"

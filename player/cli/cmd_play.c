@@ -2,7 +2,6 @@
  * searchers, printed move by move (issue "Search"). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "player/cli/commands.h"
 #include "player/cli/common.h"

@@ -1,6 +1,5 @@
 /* cmd_players.c - `ggp players`: the searchers, their keys and defaults. */
 #include <stdio.h>
-#include <string.h>
 
 #include "player/cli/commands.h"
 #include "player/cli/common.h"

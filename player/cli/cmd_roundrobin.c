@@ -13,7 +13,6 @@
  * shards' CSVs into the table of the unsharded run. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
