@@ -1,5 +1,6 @@
 /* common.h - helpers shared by the `ggp` subcommands: loading a game from a
- * file with diagnostics, option parsing helpers and exit codes. */
+ * file with diagnostics, option values (the parser is opts.h) and exit
+ * codes. */
 #ifndef GGP_PLAYER_CLI_COMMON_H
 #define GGP_PLAYER_CLI_COMMON_H
 
