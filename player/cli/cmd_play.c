@@ -37,7 +37,8 @@ static const char play_help[] =
 
 int cmd_play(int argc, char **argv)
 {
-    cli_list_t players = {0}, args = {0};
+    cli_list_t players = {0};
+    const char *file;
     uint64_t seed = 1;
     bool quiet = false, verbose = false;
     game_options_t gopt = {.engine = ENGINE_AUTO};
@@ -47,18 +48,15 @@ int cmd_play(int argc, char **argv)
         CLI_OPT_ENGINE(&gopt.engine),            CLI_OPT_BUDGETS(&gopt),
     };
     int rc;
-    if (!cli_opts_parse("play", play_help, opts, sizeof opts / sizeof opts[0], argc, argv, &args, &rc)) {
+    if (!cli_opts_parse_file("play", play_help, opts, sizeof opts / sizeof opts[0], argc, argv, &file, &rc)) {
         cli_list_free(&players);
         return rc;
     }
-    const char *file = args.n ? args.v[0] : NULL;
     const char *const *ptext = players.v;
     uint32_t np = (uint32_t)players.n;
-    if (args.n > 1) fprintf(stderr, "ggp play: more than one rule file ('%s', '%s')\n", args.v[0], args.v[1]);
-    else if (np > 64) fputs("ggp play: at most 64 players\n", stderr);
+    if (np > 64) fputs("ggp play: at most 64 players\n", stderr);
     else if (!file) fprintf(stderr, "ggp play: no rule file given\n%s", play_help);
-    if (args.n != 1 || np > 64) {
-        cli_list_free(&args);
+    if (!file || np > 64) {
         cli_list_free(&players);
         return EXIT_USAGE;
     }
@@ -105,7 +103,6 @@ int cmd_play(int argc, char **argv)
         gdl_loaded_free(&l);
     }
     for (uint32_t i = 0; i < np; i++) search_spec_free(specs[i]);
-    cli_list_free(&args);
     cli_list_free(&players);
     return rc;
 }

@@ -75,7 +75,7 @@ typedef struct opts {
 /* The options into *o; false with *rc to return (o->texts to free). */
 static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
 {
-    cli_list_t players = {0}, args = {0};
+    cli_list_t players = {0};
     tplay_shard_t sh = {0};
     const cli_opt_t opts[] = {
         CLI_OPT_FLAG("--quiet", "-q", &o->quiet),
@@ -90,16 +90,12 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         CLI_OPT_ENGINE(&o->load.engine),
         CLI_OPT_BUDGETS(&o->load),
     };
-    bool parsed = cli_opts_parse("roundrobin", roundrobin_help, opts, sizeof opts / sizeof opts[0], argc, argv, &args, rc);
+    bool parsed =
+        cli_opts_parse_file("roundrobin", roundrobin_help, opts, sizeof opts / sizeof opts[0], argc, argv, &o->file, rc);
     o->texts = players.v;
     o->n = (uint32_t)players.n;
     if (!parsed) return false;
     *rc = EXIT_USAGE;
-    o->file = args.n ? args.v[0] : NULL;
-    size_t n_args = args.n;
-    if (n_args > 1) fprintf(stderr, "ggp roundrobin: more than one rule file ('%s', '%s')\n", args.v[0], args.v[1]);
-    cli_list_free(&args);
-    if (n_args > 1) return false;
     o->sharded = sh.shards != 0;
     if (o->sharded) o->shard = sh.shard, o->shards = sh.shards;
     const char *bad = NULL;

@@ -112,7 +112,6 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
 {
     uint64_t games = 0;
     const char *a = o->m.a, *b = o->m.b, *sweep = o->m.sweep;
-    cli_list_t args = {0};
     tplay_shard_t sh = {0};
     const cli_opt_t opts[] = {
         CLI_OPT_FLAG("--verbose", "-v", &o->verbose),
@@ -131,17 +130,13 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         CLI_OPT_ENGINE(&o->engine),
         CLI_OPT_BUDGETS(&o->load),
     };
-    if (!cli_opts_parse("tournament", tournament_help, opts, sizeof opts / sizeof opts[0], argc, argv, &args, rc))
+    if (!cli_opts_parse_file("tournament", tournament_help, opts, sizeof opts / sizeof opts[0], argc, argv, &o->file,
+                             rc))
         return false;
     /* The record's metadata holds char * (a record read back owns its
      * strings); these are argv's, which are char * too. */
     o->m.a = (char *)a, o->m.b = (char *)b, o->m.sweep = (char *)sweep;
     *rc = EXIT_USAGE;
-    o->file = args.n ? args.v[0] : NULL;
-    size_t n_args = args.n;
-    if (n_args > 1) fprintf(stderr, "ggp tournament: more than one rule file ('%s', '%s')\n", args.v[0], args.v[1]);
-    cli_list_free(&args);
-    if (n_args > 1) return false;
     o->sharded = sh.shards != 0;
     if (o->sharded) o->m.shard = sh.shard, o->m.shards = sh.shards;
     o->m.games = (uint32_t)games;

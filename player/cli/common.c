@@ -99,6 +99,22 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
     return ok;
 }
 
+bool cli_opts_parse_file(const char *cmd, const char *help, const cli_opt_t *opts, size_t n_opts, int argc,
+                         char **argv, const char **file, int *rc)
+{
+    cli_list_t args = {0};
+    *file = NULL;
+    if (!cli_opts_parse(cmd, help, opts, n_opts, argc, argv, &args, rc)) return false;
+    if (args.n > 1) {
+        fprintf(stderr, "ggp %s: more than one rule file ('%s', '%s')\n", cmd, args.v[0], args.v[1]);
+        *rc = EXIT_USAGE;
+    } else if (args.n == 1) {
+        *file = args.v[0];
+    }
+    cli_list_free(&args);
+    return *rc == EXIT_OK;
+}
+
 bool cli_rules_open(const char *cmd, const char *path, gdl_loaded_t *l, int *rc)
 {
     diag_t d;

@@ -53,6 +53,12 @@ bool cli_budget_opt(const char *cmd, const char *opt, const char *val, void *out
 bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_opt_t *extra, size_t n_extra,
                     game_options_t *opts, cli_list_t *files, int *rc);
 
+/* cli_opts_parse for a command that takes at most one rule file: *file is
+ * it, or NULL when none was given; two or more are a usage error ("more
+ * than one rule file"). */
+bool cli_opts_parse_file(const char *cmd, const char *help, const cli_opt_t *opts, size_t n_opts, int argc,
+                         char **argv, const char **file, int *rc);
+
 /* Load, validate and compile a rule file for `ggp CMD` (diagnostics to
  * stderr), or open the native game that path names (games/registry.h:
  * "go9", "go9:komi=6.5"; l->prog is then NULL, l->src the name; a bad
