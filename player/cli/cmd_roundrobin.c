@@ -187,8 +187,7 @@ static int play_and_report(const opts_t *o, const game_t *g, trec_t *rec, search
 
 int cmd_roundrobin(int argc, char **argv)
 {
-    opts_t o = {.jobs = 1, .seed = 1, .shards = 1,
-                .load = {.engine = ENGINE_AUTO}};
+    opts_t o = {.jobs = 1, .seed = 1, .shards = 1, .load = {.engine = ENGINE_AUTO}};
     int rc;
     if (!parse_opts(argc, argv, &o, &rc)) {
         free(o.texts);
