@@ -44,6 +44,7 @@ static const char bench_help[] =
     "  --threads T   playout threads (default 1)\n"
     "  --seed N      base seed (default 1)\n"
     "  --engine E    propnet, rules or auto (default auto)\n"
+    "  --ground-ms N grounding budget of the propnet in ms (default 10000)\n"
     "  --quiet       do not report which engine was chosen\n"
     "\n"
     "exit status: 0 done, 1 invalid rules or a playout that cannot go on,\n"
@@ -233,33 +234,14 @@ int cmd_bench(int argc, char **argv)
     game_options_t opts = {.engine = ENGINE_AUTO};
     uint64_t threads = 1, seed = 1;
     double seconds = 5;
-    /* --seconds takes a fraction: pull it out before the shared parser. */
-    char **args = xcalloc((size_t)argc + 1, sizeof *args);
-    int n_args = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--seconds")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ggp bench: --seconds needs a value\n%s", bench_help);
-                free(args);
-                return EXIT_USAGE;
-            }
-            if (!parse_double("bench", "--seconds", argv[++i], 0.01, 86400, &seconds)) {
-                free(args);
-                return EXIT_USAGE;
-            }
-            continue;
-        }
-        args[n_args++] = argv[i];
-    }
-    const cli_num_opt_t nums[] = {{"--threads", 1, 256, &threads}, {"--seed", 0, UINT64_MAX, &seed}};
-    const char **files;
-    size_t n_files;
+    const cli_opt_t own[] = {CLI_OPT_DOUBLE("--seconds", &seconds, 0.01, 86400),
+                             CLI_OPT_U64("--threads", &threads, 1, 256), CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX)};
+    cli_list_t files = {0};
     int rc;
-    bool ok = cli_args_parse("bench", bench_help, n_args, args, nums, 2, &opts, &files, &n_files, &rc);
-    free(args);
-    if (!ok) return rc;
-    const char *file = n_files ? files[0] : NULL;
-    free(files);
+    if (!cli_args_parse("bench", bench_help, argc, argv, own, 3, &opts, &files, &rc)) return rc;
+    const char *file = files.n ? files.v[0] : NULL;
+    size_t n_files = files.n;
+    cli_list_free(&files);
     if (n_files != 1) {
         fprintf(stderr, "ggp bench: expected one rule file\n%s", bench_help);
         return EXIT_USAGE;

@@ -1,9 +1,7 @@
 /* cmd_check.c - `ggp check FILE.kif...`: parse and validate rule files. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "base/xalloc.h"
 #include "games/registry.h"
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
@@ -22,35 +20,18 @@ static const char check_help[] =
 
 int cmd_check(int argc, char **argv)
 {
-    bool quiet = false, dashdash = false;
-    /* Options anywhere, as every other command takes them; after "--"
-     * every argument is a file. */
-    const char **files = xcalloc((size_t)argc, sizeof *files);
-    int n_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (dashdash || a[0] != '-' || !a[1]) {
-            files[n_files++] = a;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(check_help, stdout);
-            free(files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else if (!strcmp(a, "--")) {
-            dashdash = true;
-        } else {
-            fprintf(stderr, "ggp check: unknown option '%s'\n%s", a, check_help);
-            free(files);
-            return EXIT_USAGE;
-        }
-    }
+    bool quiet = false;
+    const cli_opt_t opts[] = {CLI_OPT_FLAG("--quiet", "-q", &quiet)};
+    cli_list_t args = {0};
+    int rc;
+    if (!cli_opts_parse("check", check_help, opts, 1, argc, argv, &args, &rc)) return rc;
+    const char **files = args.v;
+    int n_files = (int)args.n;
     if (n_files == 0) {
         fputs(check_help, stderr);
-        free(files);
         return EXIT_USAGE;
     }
-    int rc = EXIT_OK;
+    rc = EXIT_OK;
     for (int i = 0; i < n_files; i++) {
         diag_t d;
         diag_init(&d, stderr);

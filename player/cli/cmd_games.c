@@ -1,6 +1,5 @@
 /* cmd_games.c - `ggp games`: the native games (games/registry.h). */
 #include <stdio.h>
-#include <string.h>
 
 #include "games/registry.h"
 #include "player/cli/commands.h"
@@ -16,14 +15,8 @@ static const char games_help[] =
 
 int cmd_games(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(games_help, stdout);
-            return EXIT_OK;
-        }
-        fprintf(stderr, "ggp games: unexpected argument '%s'\n%s", argv[i], games_help);
-        return EXIT_USAGE;
-    }
+    int rc;
+    if (!cli_opts_parse("games", games_help, NULL, 0, argc, argv, NULL, &rc)) return rc;
     native_games_list(stdout);
     return EXIT_OK;
 }

@@ -2,7 +2,6 @@
  * Text Protocol on stdin and stdout (player/gtp/gtp.h, docs/gtp.md). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
@@ -33,25 +32,12 @@ static const char gtp_help[] =
 int cmd_gtp(int argc, char **argv)
 {
     gtp_options_t o = {.seed = 1, .name = "ggp", .version = GGP_VERSION};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(gtp_help, stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            o.log = stderr;
-        } else if (!strcmp(a, "--player") && has_val) {
-            o.spec = argv[++i];
-        } else if (!strcmp(a, "--game") && has_val) {
-            o.game = argv[++i];
-        } else if (!strcmp(a, "--seed") && has_val) {
-            if (!parse_u64("gtp", "--seed", argv[++i], 0, UINT64_MAX, &o.seed)) return EXIT_USAGE;
-        } else {
-            fprintf(stderr, "ggp gtp: unknown option or missing value: '%s'\n%s", a, gtp_help);
-            return EXIT_USAGE;
-        }
-    }
+    bool verbose = false;
+    const cli_opt_t opts[] = {CLI_OPT_FLAG("--verbose", "-v", &verbose), CLI_OPT_STR("--player", &o.spec),
+                              CLI_OPT_STR("--game", &o.game), CLI_OPT_U64("--seed", &o.seed, 0, UINT64_MAX)};
+    int rc;
+    if (!cli_opts_parse("gtp", gtp_help, opts, 4, argc, argv, NULL, &rc)) return rc;
+    if (verbose) o.log = stderr;
     if (!o.spec) {
         fprintf(stderr, "ggp gtp: no --player given\n%s", gtp_help);
         return EXIT_USAGE;

@@ -180,54 +180,33 @@ static void print_error_summary(const match_record_t *rec, char *const *urls, FI
 
 int cmd_match(int argc, char **argv)
 {
-    const char *file = NULL, *out_path = NULL;
+    const char *out_path = NULL;
+    /* The clocks are at least 1 s: 0 is "not given". */
     uint64_t start = 0, play = 0, grace = 1000, connect = 5000, seed = 1, max_steps = 100000;
-    bool have_start = false, have_play = false, verbose = false, quiet = false;
-    char **urls = xcalloc((size_t)argc, sizeof *urls);
-    uint32_t n_urls = 0;
-    int rc = EXIT_USAGE;
+    bool verbose = false, quiet = false;
     game_options_t opt = {.engine = ENGINE_AUTO, .quiet = true};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(match_help, stdout);
-            free(urls);
-            return EXIT_OK;
-        }
-        if (!strcmp(a, "--verbose")) {
-            verbose = true;
-            continue;
-        }
-        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-            continue;
-        }
-        if (a[0] != '-') {
-            if (!file) file = a;
-            else urls[n_urls++] = argv[i];
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "ggp match: missing value for %s\n%s", a, match_help);
-            goto out;
-        }
-        const char *v = argv[++i];
-        bool ok = true;
-        if (!strcmp(a, "--startclock")) ok = parse_u64("match", a, v, 1, 86400, &start), have_start = true;
-        else if (!strcmp(a, "--playclock")) ok = parse_u64("match", a, v, 1, 86400, &play), have_play = true;
-        else if (!strcmp(a, "--out")) out_path = v;
-        else if (!strcmp(a, "--grace-ms")) ok = parse_u64("match", a, v, 0, 600000, &grace);
-        else if (!strcmp(a, "--connect-ms")) ok = parse_u64("match", a, v, 1, 600000, &connect);
-        else if (!strcmp(a, "--seed")) ok = parse_u64("match", a, v, 0, UINT64_MAX, &seed);
-        else if (!strcmp(a, "--max-steps")) ok = parse_u64("match", a, v, 1, 100000000, &max_steps);
-        else if (!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) ok = cli_budget_parse("match", a, v, &opt);
-        else {
-            fprintf(stderr, "ggp match: unknown option '%s'\n%s", a, match_help);
-            goto out;
-        }
-        if (!ok) goto out;
-    }
-    if (!file || !have_start || !have_play || n_urls == 0) {
+    const cli_opt_t opts[] = {
+        CLI_OPT_FLAG("--verbose", NULL, &verbose),
+        CLI_OPT_FLAG("--quiet", "-q", &quiet),
+        CLI_OPT_U64("--startclock", &start, 1, 86400),
+        CLI_OPT_U64("--playclock", &play, 1, 86400),
+        CLI_OPT_STR("--out", &out_path),
+        CLI_OPT_U64("--grace-ms", &grace, 0, 600000),
+        CLI_OPT_U64("--connect-ms", &connect, 1, 600000),
+        CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
+        CLI_OPT_U64("--max-steps", &max_steps, 1, 100000000),
+        CLI_OPT_BUDGETS(&opt),
+    };
+    cli_list_t args = {0}; /* the rule file, then the URLs */
+    int rc;
+    if (!cli_opts_parse("match", match_help, opts, sizeof opts / sizeof opts[0], argc, argv, &args, &rc)) return rc;
+    rc = EXIT_USAGE;
+    const char *file = args.n ? args.v[0] : NULL;
+    /* The URLs are argv's strings, which are char *: the cast only gives
+     * back what the list's const took. */
+    char *const *urls = args.n ? (char *const *)args.v + 1 : NULL;
+    uint32_t n_urls = args.n ? (uint32_t)args.n - 1 : 0;
+    if (!file || !start || !play || n_urls == 0) {
         fprintf(stderr, "ggp match: need FILE.kif, --startclock, --playclock and one URL per role\n%s", match_help);
         goto out;
     }
@@ -299,7 +278,7 @@ done:
     game_free(g);
     gdl_loaded_free(&l);
 out:
-    free(urls);
+    cli_list_free(&args);
     return rc;
 }
 

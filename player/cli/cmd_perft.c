@@ -143,13 +143,13 @@ int cmd_perft(int argc, char **argv)
 {
     game_options_t opts = {.engine = ENGINE_AUTO};
     uint64_t depth = 0;
-    const cli_num_opt_t nums[] = {{"--depth", 1, 64, &depth}};
-    const char **files;
-    size_t n_files;
+    const cli_opt_t own[] = {CLI_OPT_U64("--depth", &depth, 1, 64)};
+    cli_list_t files = {0};
     int rc;
-    if (!cli_args_parse("perft", perft_help, argc, argv, nums, 1, &opts, &files, &n_files, &rc)) return rc;
-    const char *file = n_files ? files[0] : NULL;
-    free(files);
+    if (!cli_args_parse("perft", perft_help, argc, argv, own, 1, &opts, &files, &rc)) return rc;
+    const char *file = files.n ? files.v[0] : NULL;
+    size_t n_files = files.n;
+    cli_list_free(&files);
     if (n_files != 1 || !depth) {
         fprintf(stderr, "ggp perft: %s\n%s", n_files != 1 ? "expected one rule file" : "--depth is required", perft_help);
         return EXIT_USAGE;

@@ -2,7 +2,6 @@
  * searchers, printed move by move (issue "Search"). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "player/cli/commands.h"
 #include "player/cli/common.h"
@@ -38,52 +37,32 @@ static const char play_help[] =
 
 int cmd_play(int argc, char **argv)
 {
-    const char *file = NULL;
-    const char *ptext[64];
-    uint32_t np = 0;
+    cli_list_t players = {0};
+    const char *file;
     uint64_t seed = 1;
     bool quiet = false, verbose = false;
     game_options_t gopt = {.engine = ENGINE_AUTO};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(play_help, stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = true;
-        } else if (!strcmp(a, "--player") && has_val) {
-            if (np == 64) {
-                fputs("ggp play: at most 64 players\n", stderr);
-                return EXIT_USAGE;
-            }
-            ptext[np++] = argv[++i];
-        } else if (!strcmp(a, "--seed") && has_val) {
-            if (!parse_u64("play", "--seed", argv[++i], 0, UINT64_MAX, &seed)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--engine") && has_val) {
-            if (!cli_engine_parse("play", argv[++i], &gopt.engine)) return EXIT_USAGE;
-        } else if ((!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) && has_val) {
-            if (!cli_budget_parse("play", a, argv[++i], &gopt)) return EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ggp play: unknown option or missing value: '%s'\n%s", a, play_help);
-            return EXIT_USAGE;
-        } else if (file) {
-            fprintf(stderr, "ggp play: more than one rule file ('%s', '%s')\n", file, a);
-            return EXIT_USAGE;
-        } else {
-            file = a;
-        }
+    const cli_opt_t opts[] = {
+        CLI_OPT_FLAG("--quiet", "-q", &quiet),   CLI_OPT_FLAG("--verbose", "-v", &verbose),
+        CLI_OPT_LIST("--player", &players),      CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
+        CLI_OPT_ENGINE(&gopt.engine),            CLI_OPT_BUDGETS(&gopt),
+    };
+    int rc;
+    if (!cli_opts_parse_file("play", play_help, opts, sizeof opts / sizeof opts[0], argc, argv, &file, &rc)) {
+        cli_list_free(&players);
+        return rc;
     }
-    if (!file) {
-        fprintf(stderr, "ggp play: no rule file given\n%s", play_help);
+    const char *const *ptext = players.v;
+    uint32_t np = (uint32_t)players.n;
+    if (np > 64) fputs("ggp play: at most 64 players\n", stderr);
+    else if (!file) fprintf(stderr, "ggp play: no rule file given\n%s", play_help);
+    if (!file || np > 64) {
+        cli_list_free(&players);
         return EXIT_USAGE;
     }
     /* Without --player the game is loaded anyway: the message names its
      * roles, which is what is missing. */
     search_spec_t *specs[64] = {0};
-    int rc = EXIT_OK;
     for (uint32_t i = 0; i < np; i++) {
         char err[512];
         specs[i] = search_spec_parse(ptext[i], err, sizeof err);
@@ -124,5 +103,6 @@ int cmd_play(int argc, char **argv)
         gdl_loaded_free(&l);
     }
     for (uint32_t i = 0; i < np; i++) search_spec_free(specs[i]);
+    cli_list_free(&players);
     return rc;
 }

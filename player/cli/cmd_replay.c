@@ -43,12 +43,13 @@ static const char replay_help[] =
 int cmd_replay(int argc, char **argv)
 {
     game_options_t opts = {.engine = ENGINE_AUTO};
-    const char **files;
-    size_t n_files;
+    cli_list_t args = {0};
     int rc;
     uint64_t time_limit_s = 0;
-    const cli_num_opt_t nums[] = {{"--time-limit", 0, 1000000, &time_limit_s}};
-    if (!cli_args_parse("replay", replay_help, argc, argv, nums, 1, &opts, &files, &n_files, &rc)) return rc;
+    const cli_opt_t own[] = {CLI_OPT_U64("--time-limit", &time_limit_s, 0, 1000000)};
+    if (!cli_args_parse("replay", replay_help, argc, argv, own, 1, &opts, &args, &rc)) return rc;
+    const char **files = args.v; /* the rule file, then the traces */
+    size_t n_files = args.n;
     if (n_files < 2) {
         fprintf(stderr, "ggp replay: expected a rule file and at least one trace\n%s", replay_help);
         free(files);

@@ -199,29 +199,17 @@ int cmd_results(int argc, char **argv)
         fprintf(stderr, "ggp results: unknown subcommand '%s' (expected 'merge')\n%s", argv[1], results_help);
         return EXIT_USAGE;
     }
-    merge_t m = {.files = xcalloc((size_t)argc, sizeof *m.files)};
+    merge_t m = {0};
     const char *csv = NULL, *plot = NULL;
-    int rc = EXIT_OK;
-    for (int i = 2; i < argc && rc == EXIT_OK; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(results_help, stdout);
-            free(m.files);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            m.quiet = true;
-        } else if (!strcmp(a, "--csv") && i + 1 < argc) {
-            csv = argv[++i];
-        } else if (!strcmp(a, "--plot") && i + 1 < argc) {
-            plot = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ggp results: unknown option or missing value: '%s'\n%s", a, results_help);
-            rc = EXIT_USAGE;
-        } else {
-            m.files[m.n_files++] = a;
-        }
-    }
-    if (rc == EXIT_OK && !m.n_files) {
+    cli_list_t files = {0};
+    const cli_opt_t opts[] = {CLI_OPT_FLAG("--quiet", "-q", &m.quiet), CLI_OPT_STR("--csv", &csv),
+                              CLI_OPT_STR("--plot", &plot)};
+    int rc;
+    /* argv + 1: the options follow "merge", which stands as argv[0]. */
+    if (!cli_opts_parse("results", results_help, opts, 3, argc - 1, argv + 1, &files, &rc)) return rc;
+    m.files = files.v;
+    m.n_files = files.n;
+    if (!m.n_files) {
         fprintf(stderr, "ggp results: merge needs at least one FILE.csv\n%s", results_help);
         rc = EXIT_USAGE;
     }

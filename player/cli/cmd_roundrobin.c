@@ -13,7 +13,6 @@
  * shards' CSVs into the table of the unsharded run. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -73,50 +72,32 @@ typedef struct opts {
     game_options_t load;
 } opts_t;
 
-/* The options into *o; false with *rc to return. */
+/* The options into *o; false with *rc to return (o->texts to free). */
 static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
 {
+    cli_list_t players = {0};
+    tplay_shard_t sh = {0};
+    const cli_opt_t opts[] = {
+        CLI_OPT_FLAG("--quiet", "-q", &o->quiet),
+        CLI_OPT_FLAG("--resume", NULL, &o->resume),
+        CLI_OPT_LIST("--player", &players),
+        CLI_OPT_U64("--games-per-pair", &o->per_pair, 1, TREC_MAX_GAMES),
+        CLI_OPT_U64("--jobs", &o->jobs, 1, 256),
+        CLI_OPT_U64("--seed", &o->seed, 0, UINT64_MAX),
+        CLI_OPT_FN("--shard", tplay_shard_opt, &sh),
+        CLI_OPT_STR("--csv", &o->csv),
+        CLI_OPT_STR("--plot", &o->plot),
+        CLI_OPT_ENGINE(&o->load.engine),
+        CLI_OPT_BUDGETS(&o->load),
+    };
+    bool parsed =
+        cli_opts_parse_file("roundrobin", roundrobin_help, opts, sizeof opts / sizeof opts[0], argc, argv, &o->file, rc);
+    o->texts = players.v;
+    o->n = (uint32_t)players.n;
+    if (!parsed) return false;
     *rc = EXIT_USAGE;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool v = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(roundrobin_help, stdout);
-            *rc = EXIT_OK;
-            return false;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--resume")) {
-            o->resume = true;
-        } else if (!strcmp(a, "--player") && v) {
-            o->texts[o->n++] = argv[++i];
-        } else if (!strcmp(a, "--games-per-pair") && v) {
-            if (!parse_u64("roundrobin", "--games-per-pair", argv[++i], 1, TREC_MAX_GAMES, &o->per_pair)) return false;
-        } else if (!strcmp(a, "--jobs") && v) {
-            if (!parse_u64("roundrobin", "--jobs", argv[++i], 1, 256, &o->jobs)) return false;
-        } else if (!strcmp(a, "--seed") && v) {
-            if (!parse_u64("roundrobin", "--seed", argv[++i], 0, UINT64_MAX, &o->seed)) return false;
-        } else if (!strcmp(a, "--shard") && v) {
-            if (!tplay_shard_parse("roundrobin", argv[++i], &o->shard, &o->shards)) return false;
-            o->sharded = true;
-        } else if (!strcmp(a, "--csv") && v) {
-            o->csv = argv[++i];
-        } else if (!strcmp(a, "--plot") && v) {
-            o->plot = argv[++i];
-        } else if (!strcmp(a, "--engine") && v) {
-            if (!cli_engine_parse("roundrobin", argv[++i], &o->load.engine)) return false;
-        } else if ((!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) && v) {
-            if (!cli_budget_parse("roundrobin", a, argv[++i], &o->load)) return false;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ggp roundrobin: unknown option or missing value: '%s'\n%s", a, roundrobin_help);
-            return false;
-        } else if (o->file) {
-            fprintf(stderr, "ggp roundrobin: more than one rule file ('%s', '%s')\n", o->file, a);
-            return false;
-        } else {
-            o->file = a;
-        }
-    }
+    o->sharded = sh.shards != 0;
+    if (o->sharded) o->shard = sh.shard, o->shards = sh.shards;
     const char *bad = NULL;
     uint64_t total = o->per_pair * ((uint64_t)o->n * (o->n ? o->n - 1 : 0) / 2);
     if (!o->file || o->n < 2 || !o->per_pair) bad = "FILE, two --player or more and --games-per-pair are required";
@@ -206,8 +187,7 @@ static int play_and_report(const opts_t *o, const game_t *g, trec_t *rec, search
 
 int cmd_roundrobin(int argc, char **argv)
 {
-    opts_t o = {.texts = xcalloc((size_t)argc + 1, sizeof *o.texts), .jobs = 1, .seed = 1, .shards = 1,
-                .load = {.engine = ENGINE_AUTO}};
+    opts_t o = {.jobs = 1, .seed = 1, .shards = 1, .load = {.engine = ENGINE_AUTO}};
     int rc;
     if (!parse_opts(argc, argv, &o, &rc)) {
         free(o.texts);

@@ -77,6 +77,18 @@ static bool name_ok(const char *s)
     return true;
 }
 
+/* --name as a CLI_FN row of the option table. */
+static bool name_opt(const char *cmd, const char *opt, const char *val, void *out)
+{
+    if (!name_ok(val)) {
+        fprintf(stderr, "ggp %s: bad value for %s: '%s' (one word of at most 64 printable characters, no parentheses)\n",
+                cmd, opt, val);
+        return false;
+    }
+    *(const char **)out = val;
+    return true;
+}
+
 /* Each connection is a descriptor: take what the hard limit allows (up to
  * 8192), so that hundreds of idle or hostile clients fit beside the game
  * manager; the server lowers its connection limit to what is there. */
@@ -96,51 +108,22 @@ int cmd_serve(int argc, char **argv)
     uint64_t port = 9147, margin = 500, max_body = 8u << 20, seed = 1, ground_ms = 0, memory_mb = 0,
              load_ms = 0;
     engine_kind_t engine_kind = ENGINE_AUTO;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(serve_help, stdout);
-            return EXIT_OK;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "ggp serve: %s '%s'\n%s", a[0] == '-' ? "missing value or unknown option" : "unexpected argument",
-                    a, serve_help);
-            return EXIT_USAGE;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(a, "--port")) {
-            if (!parse_u64("serve", a, v, 0, 65535, &port)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--bind")) {
-            bind = v;
-        } else if (!strcmp(a, "--player")) {
-            spec_text = v;
-        } else if (!strcmp(a, "--margin-ms")) {
-            if (!parse_u64("serve", a, v, 0, 3600000, &margin)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--max-body")) {
-            if (!parse_u64("serve", a, v, 64, (uint64_t)1 << 31, &max_body)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--log")) {
-            log_path = v;
-        } else if (!strcmp(a, "--name")) {
-            if (!name_ok(v)) {
-                fprintf(stderr, "ggp serve: bad --name '%s' (one word of at most 64 printable characters, no parentheses)\n", v);
-                return EXIT_USAGE;
-            }
-            name = v;
-        } else if (!strcmp(a, "--seed")) {
-            if (!parse_u64("serve", a, v, 0, UINT64_MAX, &seed)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--engine")) {
-            if (!cli_engine_parse("serve", v, &engine_kind)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--ground-ms")) {
-            if (!parse_u64("serve", a, v, 1, UINT32_MAX, &ground_ms)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--memory")) {
-            if (!parse_u64("serve", a, v, 1, 1048576, &memory_mb)) return EXIT_USAGE;
-        } else if (!strcmp(a, "--load-ms")) {
-            if (!parse_u64("serve", a, v, 1, UINT32_MAX, &load_ms)) return EXIT_USAGE;
-        } else {
-            fprintf(stderr, "ggp serve: unknown option '%s'\n%s", a, serve_help);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt_t opts[] = {
+        CLI_OPT_U64("--port", &port, 0, 65535),
+        CLI_OPT_STR("--bind", &bind),
+        CLI_OPT_STR("--player", &spec_text),
+        CLI_OPT_U64("--margin-ms", &margin, 0, 3600000),
+        CLI_OPT_U64("--max-body", &max_body, 64, (uint64_t)1 << 31),
+        CLI_OPT_STR("--log", &log_path),
+        CLI_OPT_FN("--name", name_opt, &name),
+        CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
+        CLI_OPT_ENGINE(&engine_kind),
+        CLI_OPT_U64("--ground-ms", &ground_ms, 1, UINT32_MAX),
+        CLI_OPT_U64("--memory", &memory_mb, 1, 1048576),
+        CLI_OPT_U64("--load-ms", &load_ms, 1, UINT32_MAX),
+    };
+    int rc;
+    if (!cli_opts_parse("serve", serve_help, opts, sizeof opts / sizeof opts[0], argc, argv, NULL, &rc)) return rc;
     char err[256];
     search_spec_t *spec = search_spec_parse(spec_text, err, sizeof err);
     if (!spec) {

@@ -16,7 +16,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -112,55 +111,34 @@ typedef struct opts {
 static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
 {
     uint64_t games = 0;
+    const char *a = o->m.a, *b = o->m.b, *sweep = o->m.sweep;
+    tplay_shard_t sh = {0};
+    const cli_opt_t opts[] = {
+        CLI_OPT_FLAG("--verbose", "-v", &o->verbose),
+        CLI_OPT_FLAG("--quiet", "-q", &o->quiet),
+        CLI_OPT_FLAG("--resume", NULL, &o->resume),
+        CLI_OPT_STR("--a", &a),
+        CLI_OPT_STR("--b", &b),
+        CLI_OPT_U64("--games", &games, 1, 1000000),
+        CLI_OPT_U64("--jobs", &o->jobs, 1, 256),
+        CLI_OPT_U64("--seed", &o->m.seed, 0, UINT64_MAX),
+        CLI_OPT_FN("--shard", tplay_shard_opt, &sh),
+        CLI_OPT_U64("--progress-every", &o->every, 0, 86400),
+        CLI_OPT_STR("--csv", &o->csv),
+        CLI_OPT_STR("--plot", &o->plot),
+        CLI_OPT_STR("--sweep", &sweep),
+        CLI_OPT_ENGINE(&o->engine),
+        CLI_OPT_BUDGETS(&o->load),
+    };
+    if (!cli_opts_parse_file("tournament", tournament_help, opts, sizeof opts / sizeof opts[0], argc, argv, &o->file,
+                             rc))
+        return false;
+    /* The record's metadata holds char * (a record read back owns its
+     * strings); these are argv's, which are char * too. */
+    o->m.a = (char *)a, o->m.b = (char *)b, o->m.sweep = (char *)sweep;
     *rc = EXIT_USAGE;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool v = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(tournament_help, stdout);
-            *rc = EXIT_OK;
-            return false;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            o->verbose = true;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--resume")) {
-            o->resume = true;
-        } else if (!strcmp(a, "--a") && v) {
-            o->m.a = argv[++i];
-        } else if (!strcmp(a, "--b") && v) {
-            o->m.b = argv[++i];
-        } else if (!strcmp(a, "--games") && v) {
-            if (!parse_u64("tournament", "--games", argv[++i], 1, 1000000, &games)) return false;
-        } else if (!strcmp(a, "--jobs") && v) {
-            if (!parse_u64("tournament", "--jobs", argv[++i], 1, 256, &o->jobs)) return false;
-        } else if (!strcmp(a, "--seed") && v) {
-            if (!parse_u64("tournament", "--seed", argv[++i], 0, UINT64_MAX, &o->m.seed)) return false;
-        } else if (!strcmp(a, "--shard") && v) {
-            if (!tplay_shard_parse("tournament", argv[++i], &o->m.shard, &o->m.shards)) return false;
-            o->sharded = true;
-        } else if (!strcmp(a, "--progress-every") && v) {
-            if (!parse_u64("tournament", "--progress-every", argv[++i], 0, 86400, &o->every)) return false;
-        } else if (!strcmp(a, "--csv") && v) {
-            o->csv = argv[++i];
-        } else if (!strcmp(a, "--plot") && v) {
-            o->plot = argv[++i];
-        } else if (!strcmp(a, "--sweep") && v) {
-            o->m.sweep = argv[++i];
-        } else if (!strcmp(a, "--engine") && v) {
-            if (!cli_engine_parse("tournament", argv[++i], &o->engine)) return false;
-        } else if ((!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) && v) {
-            if (!cli_budget_parse("tournament", a, argv[++i], &o->load)) return false;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "ggp tournament: unknown option or missing value: '%s'\n%s", a, tournament_help);
-            return false;
-        } else if (o->file) {
-            fprintf(stderr, "ggp tournament: more than one rule file ('%s', '%s')\n", o->file, a);
-            return false;
-        } else {
-            o->file = a;
-        }
-    }
+    o->sharded = sh.shards != 0;
+    if (o->sharded) o->m.shard = sh.shard, o->m.shards = sh.shards;
     o->m.games = (uint32_t)games;
     const char *bad = NULL;
     if (!o->file || !o->m.a || !o->m.b || !games) bad = "FILE, --a, --b and --games are required";

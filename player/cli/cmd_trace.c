@@ -64,13 +64,14 @@ int cmd_trace(int argc, char **argv)
 {
     game_options_t opts = {.engine = ENGINE_AUTO};
     uint64_t seed = 1, max_steps = 10000;
-    const cli_num_opt_t nums[] = {{"--seed", 0, UINT64_MAX, &seed}, {"--max-steps", 0, UINT32_MAX, &max_steps}};
-    const char **files;
-    size_t n_files;
+    const cli_opt_t own[] = {CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
+                             CLI_OPT_U64("--max-steps", &max_steps, 0, UINT32_MAX)};
+    cli_list_t files = {0};
     int rc;
-    if (!cli_args_parse("trace", trace_help, argc, argv, nums, 2, &opts, &files, &n_files, &rc)) return rc;
-    const char *file = n_files ? files[0] : NULL;
-    free(files);
+    if (!cli_args_parse("trace", trace_help, argc, argv, own, 2, &opts, &files, &rc)) return rc;
+    const char *file = files.n ? files.v[0] : NULL;
+    size_t n_files = files.n;
+    cli_list_free(&files);
     if (n_files != 1) {
         fprintf(stderr, "ggp trace: expected one rule file\n%s", trace_help);
         return EXIT_USAGE;

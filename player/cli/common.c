@@ -70,59 +70,49 @@ bool cli_budget_parse(const char *cmd, const char *opt, const char *val, game_op
     return true;
 }
 
-bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
-                    game_options_t *opts, const char ***files, size_t *n_files, int *rc)
+bool cli_engine_opt(const char *cmd, const char *opt, const char *val, void *out)
 {
-    size_t cap = 0;
-    bool dashdash = false;
-    *files = NULL;
-    *n_files = 0;
-    *rc = EXIT_OK;
-    for (int i = 1; i < argc && *rc == EXIT_OK; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        const cli_num_opt_t *num = NULL;
-        for (size_t j = 0; j < n_nums; j++)
-            if (!strcmp(a, nums[j].name)) num = &nums[j];
-        if (dashdash || a[0] != '-' || !a[1]) {
-            XVEC_RESERVE(files, &cap, *n_files + 1);
-            (*files)[(*n_files)++] = a;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(help, stdout);
-            free(*files);
-            *files = NULL;
-            return false;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            opts->quiet = true;
-        } else if (!strcmp(a, "--")) {
-            dashdash = true;
-        } else if ((num || !strcmp(a, "--engine") || !strcmp(a, "--ground-ms") || !strcmp(a, "--load-ms") ||
-                    !strcmp(a, "--memory")) &&
-                   !has_val) {
-            fprintf(stderr, "ggp %s: missing value for %s\n", cmd, a);
-            *rc = EXIT_USAGE;
-        } else if (!strcmp(a, "--engine")) {
-            if (!cli_engine_parse(cmd, argv[++i], &opts->engine)) *rc = EXIT_USAGE;
-        } else if (!strcmp(a, "--ground-ms")) {
-            uint64_t ms = 0;
-            if (!parse_u64(cmd, a, argv[++i], 1, UINT32_MAX, &ms)) *rc = EXIT_USAGE;
-            opts->ground_ms = ms;
-        } else if (!strcmp(a, "--load-ms") || !strcmp(a, "--memory")) {
-            if (!cli_budget_parse(cmd, a, argv[++i], opts)) *rc = EXIT_USAGE;
-        } else if (num) {
-            if (!parse_u64(cmd, a, argv[++i], num->lo, num->hi, num->out)) *rc = EXIT_USAGE;
-        } else {
-            fprintf(stderr, "ggp %s: unknown option '%s'\n", cmd, a);
-            *rc = EXIT_USAGE;
-        }
+    (void)opt; /* always --engine */
+    return cli_engine_parse(cmd, val, out);
+}
+
+bool cli_budget_opt(const char *cmd, const char *opt, const char *val, void *out)
+{
+    return cli_budget_parse(cmd, opt, val, out);
+}
+
+bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_opt_t *extra, size_t n_extra,
+                    game_options_t *opts, cli_list_t *files, int *rc)
+{
+    const cli_opt_t common[] = {
+        CLI_OPT_FLAG("--quiet", "-q", &opts->quiet),
+        CLI_OPT_ENGINE(&opts->engine),
+        CLI_OPT_U64("--ground-ms", &opts->ground_ms, 1, UINT32_MAX),
+        CLI_OPT_BUDGETS(opts),
+    };
+    size_t n_common = sizeof common / sizeof common[0];
+    cli_opt_t *all = xcalloc(n_common + n_extra, sizeof *all);
+    memcpy(all, common, sizeof common);
+    if (n_extra) memcpy(all + n_common, extra, n_extra * sizeof *extra);
+    bool ok = cli_opts_parse(cmd, help, all, n_common + n_extra, argc, argv, files, rc);
+    free(all);
+    return ok;
+}
+
+bool cli_opts_parse_file(const char *cmd, const char *help, const cli_opt_t *opts, size_t n_opts, int argc,
+                         char **argv, const char **file, int *rc)
+{
+    cli_list_t args = {0};
+    *file = NULL;
+    if (!cli_opts_parse(cmd, help, opts, n_opts, argc, argv, &args, rc)) return false;
+    if (args.n > 1) {
+        fprintf(stderr, "ggp %s: more than one rule file ('%s', '%s')\n", cmd, args.v[0], args.v[1]);
+        *rc = EXIT_USAGE;
+    } else if (args.n == 1) {
+        *file = args.v[0];
     }
-    if (*rc != EXIT_OK) {
-        fputs(help, stderr);
-        free(*files);
-        *files = NULL;
-        return false;
-    }
-    return true;
+    cli_list_free(&args);
+    return *rc == EXIT_OK;
 }
 
 bool cli_rules_open(const char *cmd, const char *path, gdl_loaded_t *l, int *rc)

@@ -1,5 +1,6 @@
 /* common.h - helpers shared by the `ggp` subcommands: loading a game from a
- * file with diagnostics, option parsing helpers and exit codes. */
+ * file with diagnostics, option values (the parser is opts.h) and exit
+ * codes. */
 #ifndef GGP_PLAYER_CLI_COMMON_H
 #define GGP_PLAYER_CLI_COMMON_H
 
@@ -11,6 +12,7 @@
 #include "gdl/load.h"
 #include "gdl/symbols.h"
 #include "gdl/validate.h"
+#include "player/cli/opts.h"
 #include "reasoner/game.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -35,20 +37,27 @@ bool cli_engine_parse(const char *cmd, const char *s, engine_kind_t *out);
  * false on a bad value. */
 bool cli_budget_parse(const char *cmd, const char *opt, const char *val, game_options_t *opts);
 
-/* A numeric option `--NAME N` with bounds, stored into *out. */
-typedef struct cli_num_opt {
-    const char *name; /* "--seed" */
-    uint64_t lo, hi;
-    uint64_t *out;
-} cli_num_opt_t;
+/* CLI_FN checks (opts.h) of --engine into an engine_kind_t and of
+ * --load-ms / --memory into a game_options_t (cli_budget_parse). */
+bool cli_engine_opt(const char *cmd, const char *opt, const char *val, void *out);
+bool cli_budget_opt(const char *cmd, const char *opt, const char *val, void *out);
+#define CLI_OPT_ENGINE(p) CLI_OPT_FN("--engine", cli_engine_opt, (1 ? (p) : (engine_kind_t *)0))
+#define CLI_OPT_BUDGETS(p)                                                     \
+    CLI_OPT_FN("--load-ms", cli_budget_opt, (1 ? (p) : (game_options_t *)0)), \
+        CLI_OPT_FN("--memory", cli_budget_opt, (1 ? (p) : (game_options_t *)0))
 
-/* The arguments of `ggp CMD`: files (positional, in order; after "--" all
- * are files), --engine, --ground-ms, --load-ms, --memory and --quiet into *opts, and the numeric options of
- * nums. Returns false when the command must return *rc at once: 0 after
- * --help (help printed to stdout), 2 after a usage error (message and help
- * on stderr). *files is malloc'd (free it). */
-bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_num_opt_t *nums, size_t n_nums,
-                    game_options_t *opts, const char ***files, size_t *n_files, int *rc);
+/* cli_opts_parse for the commands that load one game the same way (bench,
+ * perft, replay, trace): the files (positional) into *files, --engine,
+ * --ground-ms, --load-ms, --memory and --quiet into *opts, and the
+ * command's own options of extra. */
+bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_opt_t *extra, size_t n_extra,
+                    game_options_t *opts, cli_list_t *files, int *rc);
+
+/* cli_opts_parse for a command that takes at most one rule file: *file is
+ * it, or NULL when none was given; two or more are a usage error ("more
+ * than one rule file"). */
+bool cli_opts_parse_file(const char *cmd, const char *help, const cli_opt_t *opts, size_t n_opts, int argc,
+                         char **argv, const char **file, int *rc);
 
 /* Load, validate and compile a rule file for `ggp CMD` (diagnostics to
  * stderr), or open the native game that path names (games/registry.h:

@@ -110,16 +110,15 @@ void tplay_fini(tplay_t *t)
     t->n_todo = 0;
 }
 
-bool tplay_shard_parse(const char *cmd, const char *s, uint32_t *shard, uint32_t *shards)
+bool tplay_shard_opt(const char *cmd, const char *opt, const char *s, void *out)
 {
     char tail;
     unsigned long long i, n;
     if (sscanf(s, "%llu/%llu%c", &i, &n, &tail) != 2 || s[0] < '0' || s[0] > '9' || n < 1 || n > 1000000 || i >= n) {
-        fprintf(stderr, "ggp %s: bad value for --shard: '%s' (expected I/N with 0 <= I < N <= 1000000)\n", cmd, s);
+        fprintf(stderr, "ggp %s: bad value for %s: '%s' (expected I/N with 0 <= I < N <= 1000000)\n", cmd, opt, s);
         return false;
     }
-    *shard = (uint32_t)i;
-    *shards = (uint32_t)n;
+    *(tplay_shard_t *)out = (tplay_shard_t){(uint32_t)i, (uint32_t)n};
     return true;
 }
 

@@ -45,9 +45,14 @@ bool tplay_run(tplay_t *t, uint32_t jobs);
 /* Free what tplay_plan allocated. */
 void tplay_fini(tplay_t *t);
 
-/* --shard I/N into *shard, *shards; false with "ggp CMD: bad value for
- * --shard: ..." printed. */
-bool tplay_shard_parse(const char *cmd, const char *s, uint32_t *shard, uint32_t *shards);
+/* --shard I/N, given or not (shards == 0). */
+typedef struct tplay_shard {
+    uint32_t shard, shards;
+} tplay_shard_t;
+
+/* --shard I/N as a CLI_FN row (opts.h) into the tplay_shard_t out; false
+ * with "ggp CMD: bad value for --shard: ..." printed. */
+bool tplay_shard_opt(const char *cmd, const char *opt, const char *val, void *out);
 
 /* The rules part of a run's metadata from the loaded rules: roles (m->roles
  * malloc'd: the caller frees it), rules (into file) and rules_hash. */

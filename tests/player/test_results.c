@@ -519,7 +519,7 @@ static void test_merge_rejects(void **state)
     expect(2, "merge needs at least one FILE.csv", "results merge");
     expect(2, "unknown subcommand 'fuse'", "results fuse r0.csv");
     expect(2, "usage: ggp results merge", "results");
-    expect(2, "unknown option or missing value: '--bogus'", "results merge r0.csv --bogus");
+    expect(2, "unknown option '--bogus'", "results merge r0.csv --bogus");
     expect(2, "--plot needs a tournament with --sweep", "results merge r0.csv r1.csv --plot p.svg");
     expect(2, "cannot write /nonexistent/m.csv", "results merge r0.csv r1.csv --csv /nonexistent/m.csv");
     expect(0, "merge FILE.csv", "results --help");
