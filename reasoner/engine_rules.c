@@ -503,17 +503,29 @@ static void static_over_budget(const evaluator_t *ev, const program_t *p, const 
                    name, eval_rel_size(ev, ev->blame_rel), (unsigned long long)static_budget_ms(opt));
 }
 
+/* Relations measured too big to compute in full for membership tests
+ * (crel_t member): every compile of the same program and flags asks them
+ * on demand (rules_compile_member). */
+typedef struct member_set {
+    uint32_t *rel;
+    uint32_t n, cap;
+} member_set_t;
+
 /* The rules game of p compiled with flags. A program with goal-directed
  * relations whose static phase or initial-state probe does not terminate
  * sets *retry instead of reporting (the caller compiles it without
  * tabling: bottom-up, under the static budget, as before). NULL also when
  * the normalised program evaluates like unless_like (before its static
- * phase, which is most of the cost of a compile). */
+ * phase, which is most of the cost of a compile). A relation only asked
+ * with every argument bound that grows past RULES_MEMBER_BIG tuples (or
+ * the memory budget) is added to *ms and the program compiled again with
+ * it evaluated on demand: whatever its estimated size (issue 13 item 4). */
 static game_t *compile_flags(const program_t *p, const game_options_t *opt, deadline_t dl, diag_t *d, unsigned flags,
-                             bool *retry, const rules_t *unless_like)
+                             bool *retry, const rules_t *unless_like, member_set_t *ms)
 {
+again:;
     term_store_t *ts = ts_new();
-    rules_t *r = rules_compile(p, ts, d, flags);
+    rules_t *r = rules_compile_member(p, ts, d, flags, ms->rel, ms->n);
     if (!r || (unless_like && same_demand(unless_like, r))) {
         if (r) rules_free(r);
         ts_free(ts);
@@ -530,10 +542,19 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, dead
      * hang a player. */
     g->stat.deadline = dl;
     g->stat.mem_limit = static_mb(opt) << 20;
+    g->stat.member_limit = (uint32_t)RULES_MEMBER_BIG;
     g->stat.progress = opt ? opt->progress : NULL;
     if (g->stat.progress) atomic_store(&g->stat.progress->stage, "computing the static relations");
     bool tab = has_tabling(r);
     bool ok = eval_run_phase(&g->stat, PHASE_STATIC);
+    bool known = false; /* never twice (it would not be measured again) */
+    for (uint32_t i = 0; i < ms->n; i++) known |= ms->rel[i] == g->stat.blame_rel;
+    if (!ok && g->stat.over_member && !ts->full && !known) {
+        XVEC_RESERVE(&ms->rel, &ms->cap, ms->n + 1);
+        ms->rel[ms->n++] = g->stat.blame_rel;
+        game_free(&g->base);
+        goto again;
+    }
     if (!ok || (tab && !probe_initial(g, dl))) {
         if (ts->full)
             diag_error(d, NULL, 0, "rules: the term store is full (more than %u MiB of distinct terms)",
@@ -620,15 +641,20 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     bool retry = false;
     unsigned flags = RULES_DEMAND;
     deadline_t dl = deadline_in_ms(static_budget_ms(opt));
-    game_t *g = compile_flags(p, opt, dl, d, flags, &retry, NULL);
-    if (!g && retry) g = compile_flags(p, opt, dl, d, flags |= RULES_NO_TABLING, &retry, NULL);
-    if (!g) return NULL;
+    member_set_t ms = {0};
+    game_t *g = compile_flags(p, opt, dl, d, flags, &retry, NULL, &ms);
+    if (!g && retry) g = compile_flags(p, opt, dl, d, flags |= RULES_NO_TABLING, &retry, NULL, &ms);
+    if (!g) {
+        free(ms.rel);
+        return NULL;
+    }
     /* Partial demand (rules.h RULES_PARTIAL), when it changes anything and
      * costs less work on the probe. */
     diag_t quiet;
     diag_init(&quiet, NULL);
     retry = false;
-    game_t *pg = compile_flags(p, opt, dl, &quiet, flags | RULES_PARTIAL, &retry, ((rgame_t *)g)->rules);
+    game_t *pg = compile_flags(p, opt, dl, &quiet, flags | RULES_PARTIAL, &retry, ((rgame_t *)g)->rules, &ms);
+    free(ms.rel);
     if (!pg) return g;
     uint64_t wp = probe_work((rgame_t *)pg, PLAN_PROBE_WORK, dl);
     uint64_t wb = wp == UINT64_MAX ? 0 : probe_work((rgame_t *)g, wp, dl);

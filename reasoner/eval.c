@@ -416,7 +416,11 @@ static bool same(evaluator_t *ev, const pat_t *a, const pat_t *b)
 static void note_stored(evaluator_t *ev, const relstore_t *s, uint32_t rel)
 {
     ev->mem += (size_t)s->arity * sizeof(tid_t) + 2 * sizeof(uint32_t) + (size_t)s->n_idx * 3 * sizeof(uint32_t);
-    if (ev->mem_limit && ev->mem > ev->mem_limit && !ev->aborted) {
+    bool over_mem = ev->mem_limit && ev->mem > ev->mem_limit;
+    if ((over_mem || (ev->member_limit && s->n > ev->member_limit)) && ev->r->rels[rel].member && !ev->aborted) {
+        ev->aborted = ev->over_member = true;
+        ev->blame_rel = rel;
+    } else if (over_mem && !ev->aborted) {
         ev->aborted = ev->over_mem = true;
         ev->blame_rel = rel;
     }

@@ -133,6 +133,13 @@ typedef struct evaluator {
      * mem_limit (0: none) the evaluation stops, over_mem set. */
     size_t mem, mem_limit;
     bool over_mem;
+    /* Past member_limit tuples (0: none) of a relation marked crel_t
+     * member, or past mem_limit while computing one, the evaluation stops
+     * with over_member set and blame_rel that relation: the caller
+     * compiles the rules again with it evaluated on demand
+     * (rules_compile_member; issue 13 item 4). */
+    uint32_t member_limit;
+    bool over_member;
     /* The relation being computed (its component's first head, or the
      * demand call's), and the one to blame once aborted; REL_NONE when
      * none. progress, when set, hears of each relation computed (a

@@ -204,15 +204,6 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     (void)d;
     diag_t quiet;
     diag_init(&quiet, NULL);
-    term_store_t *ts = ts_new();
-    rules_t *r = rules_compile(p, ts, &quiet, RULES_RELAXED);
-    if (!r) {
-        snprintf(reason, reason_len, "the rules could not be normalised");
-        ts_free(ts);
-        return NULL;
-    }
-    evaluator_t stat, rel;
-    eval_init(&stat, r, ts, NULL);
     /* The static part is included. The build gets half as much again:
      * its time is about proportional to the recorded network, 0.1-1.3
      * times the grounding's (amazonsTorus 6.7 s after 4.6 s under load);
@@ -221,14 +212,39 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
      * playout (amazonsTorus: 18 s). */
     deadline_t budget = deadline_in_ms(opt->ground_ms);
     deadline_t build_budget = deadline_in_ms(opt->ground_ms + opt->ground_ms / 2);
+    /* Relations measured too big to compute in full for membership tests
+     * (crel_t member): compiled again with them asked on demand, whatever
+     * their estimated size (issue 13 item 4). */
+    uint32_t *member = NULL, n_member = 0, cap_member = 0;
+again:;
+    term_store_t *ts = ts_new();
+    rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED, member, n_member);
+    if (!r) {
+        free(member);
+        snprintf(reason, reason_len, "the rules could not be normalised");
+        ts_free(ts);
+        return NULL;
+    }
+    evaluator_t stat, rel;
+    eval_init(&stat, r, ts, NULL);
     stat.deadline = budget;
     stat.cancel = opt->cancel;
     /* The relaxed evaluation's own tuples count against the memory budget
      * too (a static relation of billions of tuples: 800 MB in 10 s). */
     stat.mem_limit = opt->ground_mb << 20;
+    stat.member_limit = (uint32_t)RULES_MEMBER_BIG;
     stat.progress = opt->progress;
     if (opt->progress) atomic_store(&opt->progress->stage, "grounding the rules");
     bool static_ok = eval_run_phase(&stat, PHASE_STATIC);
+    if (!static_ok && stat.over_member && !ts->full) {
+        XVEC_RESERVE(&member, &cap_member, n_member + 1);
+        member[n_member++] = stat.blame_rel;
+        eval_free(&stat);
+        rules_free(r);
+        ts_free(ts);
+        goto again;
+    }
+    free(member);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
     rel.deadline = budget;

@@ -51,11 +51,17 @@ static void add_bridge(builder_t *b, uint32_t head_rel, uint32_t body_rel)
 
 rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags)
 {
+    return rules_compile_member(p, ts, d, flags, NULL, 0);
+}
+
+rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
+                              uint32_t n_member)
+{
     rules_t *r = xcalloc(1, sizeof *r);
     r->ts = ts;
     r->syms = p->syms;
     r->arena = arena_new(1 << 16);
-    builder_t b = {.r = r, .p = p, .d = d};
+    builder_t b = {.r = r, .p = p, .d = d, .force_member = member, .n_force_member = n_member};
     r->relaxed = (flags & RULES_RELAXED) != 0;
     /* Keyword relations first, so that they exist even when unused. */
     r->rel_role = rb_rel_of(&b, SYM_ROLE, 1);

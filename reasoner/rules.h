@@ -108,6 +108,13 @@ typedef struct crel {
     bool adorned;       /* tabled, made by partial demand (RULES_PARTIAL): a copy per call
                          * pattern of a relation that bottom-up evaluation could compute */
     uint32_t orig;      /* tabled: the relation it copies */
+    /* A static relation that every rule could ask with all its arguments
+     * bound but that is computed in full because its estimated size is at
+     * most RULES_MEMBER_BIG: the estimate can be wrong, so the static
+     * phase measures it (evaluator_t member_limit) and the engines compile
+     * again with it among the membership relations if it grows past
+     * RULES_MEMBER_BIG tuples (rules_compile_member; issue 13 item 4). */
+    bool member;
 } crel_t;
 
 typedef struct rules {
@@ -168,7 +175,8 @@ typedef struct rules {
  * goal-directed too, whatever its size: each membership question is one
  * memoised call (a sudoku's ten-argument relation over nine (index ?x)
  * facts, 9^10 tuples bottom-up, asked fully bound). Also in the relaxed
- * program (the grounder records no static rule). */
+ * program (the grounder records no static rule). The estimate is only a
+ * shortcut: one that is low is caught by measure (crel_t member). */
 #define RULES_MEMBER_BIG 1e6
 /* With RULES_DEMAND: no tabling (the rules engine's fallback when the
  * goal-directed evaluation of a program does not terminate). */
@@ -194,6 +202,13 @@ typedef struct rules {
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */
 rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags);
+/* rules_compile, with the relations member[0..n_member) (ids of a
+ * previous rules_compile of p with the same flags, which names relations
+ * in the same order) treated as membership relations whatever their
+ * estimated size, when every rule can ask them with all their arguments
+ * bound (RULES_MEMBER_BIG, crel_t member). */
+rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
+                              uint32_t n_member);
 void rules_free(rules_t *r);
 /* Find a relation by name and arity (REL_NONE if absent). */
 uint32_t rules_find_rel(const rules_t *r, sym_t name, uint32_t arity);

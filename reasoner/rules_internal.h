@@ -44,6 +44,9 @@ typedef struct builder {
     const bool *adorn;
     double *est;        /* adorn: estimated sizes of the static relations */
     bool *exact;        /* adorn: some bottom-up rule asks with just the relation's mask */
+    /* membership relations whatever their estimate (rules_compile_member) */
+    const uint32_t *force_member;
+    uint32_t n_force_member;
 } builder_t;
 
 typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;

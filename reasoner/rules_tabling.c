@@ -170,20 +170,33 @@ bool rb_copy_adorned_rules(builder_t *b, uint32_t n_orig, uint32_t scc, uint32_t
     return true;
 }
 
-/* Static relations of more than RULES_MEMBER_BIG estimated tuples that
- * every rule asks with all arguments bound once they come last in its
- * body (rules.h, RULES_MEMBER_BIG): marked in tab, which rb_plan_order_from
- * reads to put them last. True if any. */
+static bool forced_member(const builder_t *b, uint32_t x)
+{
+    for (uint32_t i = 0; i < b->n_force_member; i++)
+        if (b->force_member[i] == x) return true;
+    return false;
+}
+
+/* Static relations that every rule asks with all arguments bound once
+ * they come last in its body (rules.h, RULES_MEMBER_BIG): marked in tab,
+ * which rb_plan_order_from reads to put them last, when their estimated
+ * size exceeds RULES_MEMBER_BIG or the caller measured them larger
+ * (b->force_member); the others are marked crel_t member, for the static
+ * phase to measure: an estimate can be far too low (a recursive index:
+ * tests/reasoner/huge_member_low.kif), and computing a relation in full
+ * for membership tests alone is only worth it while it is small (issue
+ * 13 item 4). True if any is marked in tab. */
 static bool membership_tabling(builder_t *b, bool *tab, const double *est)
 {
     rules_t *r = b->r;
     bool any = false;
     for (uint32_t x = 0; x < r->n_rels; x++) {
-        const crel_t *X = &r->rels[x];
+        crel_t *X = &r->rels[x];
         if (tab[x] || !X->has_rules || X->phase != PHASE_STATIC || rb_is_keyword_rel(r, x) || X->arity == 0 ||
-            X->arity > 32 || !(est[x] > RULES_MEMBER_BIG))
+            X->arity > 32)
             continue;
         uint32_t full = X->arity == 32 ? UINT32_MAX : (1u << X->arity) - 1;
+        uint32_t n_specs = r->n_specs;
         b->tab = tab;
         tab[x] = true;
         b->n_tm = 0;
@@ -201,8 +214,15 @@ static bool membership_tabling(builder_t *b, bool *tab, const double *est)
             ok = ok && (mask[x] & full) == full;
             free(mask);
         }
-        tab[x] = ok;
-        any |= ok;
+        bool big = est[x] > RULES_MEMBER_BIG || forced_member(b, x);
+        tab[x] = ok && big;
+        X = &r->rels[x];
+        X->member = ok && !big;
+        /* The trial plans of a relation left bottom-up registered index
+         * specs that no plan uses: every store would maintain them
+         * (connectFour's rules engine lost 30% of its playouts). */
+        if (!big) r->n_specs = n_specs;
+        any |= tab[x];
     }
     b->tab = NULL;
     free(b->tm);
