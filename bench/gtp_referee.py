@@ -11,7 +11,8 @@ for its colour and play for the other's. A game ends at two passes in a
 row, a resignation, an illegal move (the mover loses: the other engine
 refused it) or --max-moves. The score is the final_score of the engine
 --scorer names (GNU Go's removes dead stones; ggp counts the area as it
-stands). One line per game, then A's score (wins + draws/2 over games)
+stands); the line also gives the other engine's own count, which differs
+when the two disagree about dead stones. One line per game, then A's score (wins + draws/2 over games)
 with an Agresti-Coull 95% interval, as `ggp tournament` prints it.
 
 --sgf-dir DIR writes DIR/gameK.sgf for each game: the moves, the result,
@@ -118,12 +119,18 @@ def play_game(a, b, a_black, args):
         if passes == 2:
             break
         colour = "w" if colour == "b" else "b"
+    other_count = ""
     if result is None:
-        scorer = a if args.scorer == "a" else b
+        scorer, other = (a, b) if args.scorer == "a" else (b, a)
         result = scorer.must("final_score")
+        # the other engine's own count: when it differs, the two engines
+        # disagree about which stones are dead (ggp counts the board as it
+        # stands; GNU Go removes the stones it judges dead)
+        ok, text = other.send("final_score")
+        other_count = text if ok else "?"
     if args.sgf_dir:
         write_sgf(args, a, b, a_black, result, moves)
-    return result, moves, t
+    return result, moves, t, other_count
 
 
 def sgf_point(mv, size):
@@ -172,15 +179,17 @@ def main():
         for k in range(args.games):
             a_black = k % 2 == 0
             args.game_no = k
-            res, moves, t = play_game(a, b, a_black, args)
+            res, moves, t, other_count = play_game(a, b, a_black, args)
             sgn = score_sign(res)
             a_sign = sgn if a_black else -sgn
             pts = 1.0 if a_sign > 0 else 0.5 if a_sign == 0 else 0.0
             score += pts
-            print("game %d: A=%s %s  moves %d  secs/move b %.2f w %.2f  A %s" %
+            print("game %d: A=%s %s  moves %d  secs/move b %.2f w %.2f  A %s%s" %
                   (k, "black" if a_black else "white", res, len(moves),
                    t["b"] / max(1, (len(moves) + 1) // 2), t["w"] / max(1, len(moves) // 2),
-                   {1.0: "won", 0.5: "drew", 0.0: "lost"}[pts]), flush=True)
+                   {1.0: "won", 0.5: "drew", 0.0: "lost"}[pts],
+                   "  (%s counts %s)" % ("B" if args.scorer == "a" else "A", other_count) if other_count else ""),
+                  flush=True)
     finally:
         a.close()
         b.close()
