@@ -11,9 +11,16 @@ for its colour and play for the other's. A game ends at two passes in a
 row, a resignation, an illegal move (the mover loses: the other engine
 refused it) or --max-moves. The score is the final_score of the engine
 --scorer names (GNU Go's removes dead stones; ggp counts the area as it
-stands). One line per game, then A's score (wins + draws/2 over games)
+stands); the line also gives the other engine's own count, which differs
+when the two disagree about dead stones. One line per game, then A's score (wins + draws/2 over games)
 with an Agresti-Coull 95% interval, as `ggp tournament` prints it.
+
+--sgf-dir DIR writes DIR/gameK.sgf for each game: the moves, the result,
+and in the root comment both engines' final_score, the final board of
+each (showboard) and the stones the scorer calls dead (final_status_list
+dead, where it knows the command): what to read when a score looks wrong.
 """
+import os
 import argparse
 import math
 import shlex
@@ -112,10 +119,46 @@ def play_game(a, b, a_black, args):
         if passes == 2:
             break
         colour = "w" if colour == "b" else "b"
+    other_count = ""
     if result is None:
-        scorer = a if args.scorer == "a" else b
+        scorer, other = (a, b) if args.scorer == "a" else (b, a)
         result = scorer.must("final_score")
-    return result, moves, t
+        # the other engine's own count: when it differs, the two engines
+        # disagree about which stones are dead (ggp counts the board as it
+        # stands; GNU Go removes the stones it judges dead)
+        ok, text = other.send("final_score")
+        other_count = text if ok else "?"
+    if args.sgf_dir:
+        write_sgf(args, a, b, a_black, result, moves)
+    return result, moves, t, other_count
+
+
+def sgf_point(mv, size):
+    """A GTP vertex (a1 .. t19, no i) as SGF coordinates (aa = top left)."""
+    if mv == "pass":
+        return ""
+    col = ord(mv[0]) - ord("a") - (1 if mv[0] > "i" else 0)
+    row = size - int(mv[1:])
+    return chr(ord("a") + col) + chr(ord("a") + row)
+
+
+def write_sgf(args, a, b, a_black, result, moves):
+    notes = []
+    for name, e in (("A", a), ("B", b)):
+        for cmd in ("final_score", "final_status_list dead", "showboard"):
+            ok, text = e.send(cmd)
+            notes.append("%s %s: %s" % (name, cmd, text if ok else "(" + text + ")"))
+    comment = "\n".join(notes).replace("\\", "\\\\").replace("]", "\\]")
+    pb, pw = (args.a, args.b) if a_black else (args.b, args.a)
+    out = ["(;GM[1]FF[4]SZ[%d]KM[%g]RU[Chinese]PB[%s]PW[%s]RE[%s]C[%s]" %
+           (args.size, args.komi, pb.replace("]", "\\]"), pw.replace("]", "\\]"), result, comment)]
+    for i, mv in enumerate(moves):
+        if mv == "resign":
+            break
+        out.append(";%s[%s]" % ("B" if i % 2 == 0 else "W", sgf_point(mv, args.size)))
+    os.makedirs(args.sgf_dir, exist_ok=True)
+    with open(os.path.join(args.sgf_dir, "game%d.sgf" % args.game_no), "w") as f:
+        f.write("".join(out) + ")\n")
 
 
 def main():
@@ -128,21 +171,25 @@ def main():
     ap.add_argument("--max-moves", type=int, default=400)
     ap.add_argument("--time", default="")
     ap.add_argument("--scorer", choices=["a", "b"], default="b")
+    ap.add_argument("--sgf-dir", default="")
     args = ap.parse_args()
     a, b = Engine(args.a), Engine(args.b)
     score = 0.0
     try:
         for k in range(args.games):
             a_black = k % 2 == 0
-            res, moves, t = play_game(a, b, a_black, args)
+            args.game_no = k
+            res, moves, t, other_count = play_game(a, b, a_black, args)
             sgn = score_sign(res)
             a_sign = sgn if a_black else -sgn
             pts = 1.0 if a_sign > 0 else 0.5 if a_sign == 0 else 0.0
             score += pts
-            print("game %d: A=%s %s  moves %d  secs/move b %.2f w %.2f  A %s" %
+            print("game %d: A=%s %s  moves %d  secs/move b %.2f w %.2f  A %s%s" %
                   (k, "black" if a_black else "white", res, len(moves),
                    t["b"] / max(1, (len(moves) + 1) // 2), t["w"] / max(1, len(moves) // 2),
-                   {1.0: "won", 0.5: "drew", 0.0: "lost"}[pts]), flush=True)
+                   {1.0: "won", 0.5: "drew", 0.0: "lost"}[pts],
+                   "  (%s counts %s)" % ("B" if args.scorer == "a" else "A", other_count) if other_count else ""),
+                  flush=True)
     finally:
         a.close()
         b.close()

@@ -869,3 +869,18 @@ bool go_state_from_rows(const game_t *g, const char *const *rows, bool white_to_
 }
 
 int go_area_diff(game_ctx_t *c) { return area_diff(game_native_ctx(c)); }
+
+bool go_fills_own_eye(game_ctx_t *c, uint32_t role, move_id_t m)
+{
+    go_ctx_t *x = game_native_ctx(c);
+    if (!x || role != x->to_move || m >= x->gi->pts) return false;
+    /* No group around such a point is saved by the fill: its neighbours
+     * are linked by own diagonals into one group, except across an empty
+     * diagonal (a liberty of both sides) or the one opposing diagonal a
+     * centre eye may have (then the chain ends at an empty diagonal on its
+     * other side); so a neighbour in atari is one group around the point,
+     * and filling its last liberty is suicide, which try_move refuses. */
+    uint32_t p = x->gi->pad_of[m];
+    eff_t e;
+    return own_eye(x, p, (int)role + 1) && try_move(x, p, (int)role + 1, &e);
+}

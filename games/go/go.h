@@ -50,6 +50,14 @@ game_t *go_game_new(const go_params_t *p);
  * white_to_move says who moves. Its history is this board alone, at step
  * 0. false (out untouched) if rows do not fit the game or g is not Go. */
 bool go_state_from_rows(const game_t *g, const char *const *rows, bool white_to_move, game_state_t *out);
+/* Whether move m of role (to move at the context's current state) is a
+ * legal move that fills one of its own eyes, by the playout's rule (go.c:
+ * every neighbour its own or off the board, at most one diagonal of the
+ * opponent, none on the edge). Under area scoring the point is the role's
+ * already, so the move gains nothing and takes a liberty from the group
+ * around it (and it never saves a group in atari: go.c). False for pass,
+ * noop, a move that is not legal and a role not to move. */
+bool go_fills_own_eye(game_ctx_t *c, uint32_t role, move_id_t m);
 /* Black's area minus white's (stones plus empty regions that touch only
  * that colour) at the context's current state: the score before komi. */
 int go_area_diff(game_ctx_t *c);

@@ -378,11 +378,30 @@ static void cmd_genmove(gtp_t *g, int c, reply_t *r)
         say(r, false, "no legal move");
         return;
     }
+    /* Never fill one's own eye: pass instead. The tree keeps every legal
+     * move (the rules allow eye filling), and once a game is lost, or lost
+     * by the count as it stands after the opponent has passed, every move
+     * looks alike to it (the solver never passes into a proven loss while
+     * another move is left): it then filled its own eyes and put its
+     * groups in atari (bench/results/go.md). Filling an own eye gains no
+     * point under area scoring (the point is the owner's already,
+     * Tromp-Taylor) and takes a liberty from the group; Go programs'
+     * playouts forbid it for that reason (Bruegmann 1993, "Monte Carlo
+     * Go"; Gelly et al. 2006, INRIA RR-6062, MoGo), and games/go/go.c's
+     * playouts do. The eye is the playouts' rule of thumb, so the rare
+     * position where a fill is right (some ko and seki) is given up, as
+     * the playouts give it up; such a fill never saves a group in atari
+     * (go.c, go_fills_own_eye). */
+    game_ctx_set_state(g->ctx, cur(g));
+    bool eye = go_fills_own_eye(g->ctx, g->role[c], m);
+    move_id_t pass;
+    if (eye && game_move_from_text(g->ctx, g->role[c], "pass", 4, &pass)) m = pass;
     char v[16];
     move_to_vertex(g, c, m, v, sizeof v);
     if (g->log)
-        fprintf(g->log, "genmove %s: %s  playouts %llu  value %.3f  %.2fs  budget %s\n", c == BLACK ? "b" : "w", v,
-                (unsigned long long)rep.playouts, rep.value, secs, ms ? "clock" : "spec");
+        fprintf(g->log, "genmove %s: %s%s  playouts %llu  value %.3f  %.2fs  budget %s\n", c == BLACK ? "b" : "w", v,
+                eye ? " (not filling an own eye)" : "", (unsigned long long)rep.playouts, rep.value, secs,
+                ms ? "clock" : "spec");
     play_move(g, c, m);
     clock_spend(g, c, secs);
     say(r, true, "%s", v);

@@ -360,6 +360,43 @@ static void test_eyes_not_filled_in_playouts(void **state)
     go_close(&t);
 }
 
+/* go_fills_own_eye, the rule ggp gtp's genmove keeps to: a legal move on
+ * an own eye by the playout's rule (centre: at most one opposing diagonal;
+ * edge and corner: none); not a false eye, not the opponent's point, not
+ * pass, not for the role that is not to move. */
+static void test_fills_own_eye(void **state)
+{
+    (void)state;
+    go_t t;
+    go_open(&t, "go5");
+    const char *rows[] = {
+        /* y = 1 */ ".X.XO",
+        /* y = 2 */ "XXXOO",
+        /* y = 3 */ "X.XO.",
+        /* y = 4 */ "XXOO.",
+        /* y = 5 */ ".XO..",
+    };
+    go_setup(&t, rows, false);
+    static const struct {
+        const char *move;
+        bool fills;
+    } cases[] = {
+        {"(play 1 1)", true},  /* a corner eye, no opposing diagonal */
+        {"(play 2 3)", true},  /* a centre eye, one opposing diagonal (3,4) */
+        {"(play 3 1)", false}, /* an edge point with an opposing diagonal (4,2): a false eye */
+        {"(play 1 5)", true},  /* a corner eye, its diagonal (2,4) black */
+        {"(play 5 3)", false}, /* white's point */
+        {"pass", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        move_id_t m;
+        if (!game_move_from_text(t.c, 0, cases[i].move, strlen(cases[i].move), &m)) fail_msg("%s", cases[i].move);
+        if (go_fills_own_eye(t.c, 0, m) != cases[i].fills) fail_msg("%s: expected %d", cases[i].move, cases[i].fills);
+    }
+    assert_false(go_fills_own_eye(t.c, 1, 0)); /* white is not to move */
+    go_close(&t);
+}
+
 static void test_scoring_with_komi(void **state)
 {
     (void)state;
@@ -597,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_suicide_illegal),
         cmocka_unit_test(test_superko),
         cmocka_unit_test(test_eyes_not_filled_in_playouts),
+        cmocka_unit_test(test_fills_own_eye),
         cmocka_unit_test(test_scoring_with_komi),
         cmocka_unit_test(test_two_passes_and_cap),
         cmocka_unit_test(test_next_and_play_agree),

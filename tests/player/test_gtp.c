@@ -161,6 +161,30 @@ static void test_genmove_plays_a_legal_vertex(void **state)
     free(t2);
 }
 
+/* genmove never fills an own eye: it passes instead. On 5x5 black's group
+ * has two eyes (A5, A3) and is behind on the count; white has passed, and
+ * every other black point is suicide. Passing loses at once, so every
+ * searcher played an eye (compete, grave and uct all answered A5 or A3
+ * before the rule), and white would then capture the group. */
+static void test_genmove_does_not_fill_own_eye(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"compete:playouts=300", "grave:playouts=300", "uct:playouts=300"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        static const char tr[] = "boardsize 5\nkomi 0.5\nclear_board\n"
+                                 "play b pass\nplay w C5\nplay b pass\nplay w C4\nplay b pass\nplay w C3\n"
+                                 "play b pass\nplay w C2\nplay b pass\nplay w C1\nplay b B5\nplay w D4\n"
+                                 "play b A4\nplay w E4\nplay b B4\nplay w D2\nplay b B3\nplay w E2\n"
+                                 "play b A2\nplay w E5\nplay b B2\nplay w E3\nplay b A1\nplay w E1\n"
+                                 "play b B1\nplay w pass\nfinal_score\ngenmove b\nfinal_score\n";
+        char *t = session(specs[i], "go5", tr, sizeof tr - 1);
+        EXPECT(t, 29, "= W+5.5"); /* black 8 stones + 2 eyes, white 12 + 3, komi 0.5 */
+        EXPECT(t, 30, "= pass");
+        EXPECT(t, 31, "= W+5.5"); /* two passes: the game is over as it stands */
+        free(t);
+    }
+}
+
 /* Each size plays: genmove on 5x5 and 19x19 gives a vertex of that board. */
 static void test_boardsizes(void **state)
 {
@@ -318,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_play_and_illegal_moves),
         cmocka_unit_test(test_suicide_is_illegal),
         cmocka_unit_test(test_genmove_plays_a_legal_vertex),
+        cmocka_unit_test(test_genmove_does_not_fill_own_eye),
         cmocka_unit_test(test_boardsizes),
         cmocka_unit_test(test_undo),
         cmocka_unit_test(test_showboard),
