@@ -1,9 +1,7 @@
 /* cmd_serve.c - `ggp serve`: play matches over HTTP as a GGP player
  * (player/proto/server.h, session.h; shared/docs/gdl-protocol.md §5). */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,12 +143,9 @@ int cmd_serve(int argc, char **argv)
         }
     }
     if (memory_mb) (void)search_spec_set_memory(spec, memory_mb); /* only match players have a bound */
-    { /* a match player searches on every core it may run on (taskset, cgroups
-       * cpusets) unless threads= says otherwise */
-        cpu_set_t set;
-        long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-        (void)search_spec_set_threads(spec, cores > 0 ? (uint32_t)cores : 1);
-    }
+    /* a match player searches on every core it may run on (taskset, cgroup
+     * cpusets, a CPU quota) unless threads= says otherwise */
+    (void)search_spec_set_threads(spec, cpu_usable_cores());
     FILE *log = stderr;
     if (log_path && !(log = fopen(log_path, "a"))) {
         fprintf(stderr, "ggp serve: cannot write %s: %s\n", log_path, strerror(errno));

@@ -1,12 +1,15 @@
 /* common.c - helpers shared by the subcommands (see common.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "player/cli/common.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <string.h>
 
@@ -231,4 +234,62 @@ game_t *cli_game_open(const char *cmd, const char *path, const game_options_t *o
         *rc = EXIT_FAIL;
     }
     return g;
+}
+
+/* ---- cores ------------------------------------------------------------ */
+
+uint32_t cpu_quota_cores(const char *text)
+{
+    char q[32];
+    unsigned long long period;
+    if (!text || sscanf(text, "%31s %llu", q, &period) != 2 || period == 0 || strcmp(q, "max") == 0) return 0;
+    char *end;
+    errno = 0;
+    long long quota = strtoll(q, &end, 10);
+    if (errno || *end || quota <= 0) return 0; /* v1 writes -1 for "no quota" */
+    unsigned long long cores = (unsigned long long)quota / period;
+    return cores < 1 ? 1 : cores > UINT32_MAX ? UINT32_MAX : (uint32_t)cores;
+}
+
+static bool read_small(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return n > 0;
+}
+
+/* The quota of this process's cgroup (v2: /proc/self/cgroup's "0::PATH",
+ * then the namespace root a container sees; v1: cfs quota and period). */
+static uint32_t cgroup_quota_cores(void)
+{
+    char buf[512], path[640];
+    if (read_small("/proc/self/cgroup", buf, sizeof buf)) {
+        char *p = strstr(buf, "0::");
+        if (p) {
+            p += 3;
+            p[strcspn(p, "\n")] = 0;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", strcmp(p, "/") ? p : "");
+            if (read_small(path, buf, sizeof buf)) return cpu_quota_cores(buf);
+        }
+    }
+    if (read_small("/sys/fs/cgroup/cpu.max", buf, sizeof buf)) return cpu_quota_cores(buf);
+    char quota[64], period[64];
+    if (read_small("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", quota, sizeof quota) &&
+        read_small("/sys/fs/cgroup/cpu/cpu.cfs_period_us", period, sizeof period)) {
+        quota[strcspn(quota, "\n")] = 0;
+        snprintf(buf, sizeof buf, "%s %s", quota, period);
+        return cpu_quota_cores(buf);
+    }
+    return 0;
+}
+
+uint32_t cpu_usable_cores(void)
+{
+    cpu_set_t set;
+    long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t n = cores > 0 ? (uint32_t)cores : 1, quota = cgroup_quota_cores();
+    return quota && quota < n ? quota : n;
 }

@@ -21,6 +21,16 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
  * read PATH: why") and returns false, with nothing to free. */
 bool load_rules(const char *path, diag_t *d, gdl_loaded_t *l);
 
+/* The cores a CPU quota allows, from the text of a cgroup v2 `cpu.max`
+ * ("QUOTA PERIOD" or "max PERIOD") or of cgroup v1's "QUOTA PERIOD" pair:
+ * floor(QUOTA / PERIOD), at least 1; 0 when there is no quota or the text
+ * is not one. */
+uint32_t cpu_quota_cores(const char *text);
+/* The cores this process may use: its CPU affinity, capped by its cgroup's
+ * CPU quota (a container started with --cpus=1 sees every core of the host
+ * but gets one). At least 1. */
+uint32_t cpu_usable_cores(void);
+
 /* Parse an unsigned integer option value; prints "ggp CMD: bad value for
  * OPT: ..." and returns false on error. */
 bool parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);

@@ -266,12 +266,30 @@ static void test_commands(void **state)
     tu_ggp_expect(NULL, 0, "goals", "play %s -q --player random --player random --seed 2", g);
 }
 
+/* serve's default threads= under a CPU quota (cgroup v2 cpu.max, v1). */
+static void test_cpu_quota(void **state)
+{
+    (void)state;
+    assert_int_equal(cpu_quota_cores("max 100000\n"), 0);
+    assert_int_equal(cpu_quota_cores("100000 100000\n"), 1);
+    assert_int_equal(cpu_quota_cores("250000 100000"), 2);
+    assert_int_equal(cpu_quota_cores("50000 100000"), 1); /* half a core: one thread */
+    assert_int_equal(cpu_quota_cores("-1 100000"), 0);    /* v1: no quota */
+    assert_int_equal(cpu_quota_cores("100000 0"), 0);
+    assert_int_equal(cpu_quota_cores("abc 100000"), 0);
+    assert_int_equal(cpu_quota_cores(""), 0);
+    assert_int_equal(cpu_quota_cores(NULL), 0);
+    uint32_t n = cpu_usable_cores();
+    assert_true(n >= 1);
+    assert_true(n <= (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),        cmocka_unit_test(test_repeated), cmocka_unit_test(test_help),
         cmocka_unit_test(test_missing_value), cmocka_unit_test(test_bad_number), cmocka_unit_test(test_unknown),
-        cmocka_unit_test(test_commands),
+        cmocka_unit_test(test_commands),      cmocka_unit_test(test_cpu_quota),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
