@@ -473,28 +473,32 @@ void pool_free_subtree(pool_t *p, uint32_t n)
     free(stack);
 }
 
-/* Tree-parallel recycling (issue 12): nodes stay in the LRU while workers
- * are in flight through them, so the front need not be a leaf off every
- * path. Take the first of the few front nodes that is a leaf, not in
- * flight, and whose parent's lock can be had at once (its child list
- * changes; no worker can enter the victim meanwhile, since entering takes
- * that lock). The others keep their places, so invariant (I) holds again
- * whenever no worker is in flight: a node's flight ends, and it is pushed
- * back, after its descendants on the same path (spec §6.3). */
-static uint32_t recycle_shared(pool_t *p, region_t *r)
+/* Recycling: a leaf from the LRU's front, unlinked, its tables released.
+ * One worker: the front itself, a leaf off the path by invariant (I) of
+ * spec §6.3. Tree-parallel workers (issue 12, p->victim_lock set): nodes
+ * stay in the LRU while workers are in flight through them, so the front
+ * need not be a leaf off every path; take the first of the few front nodes
+ * that is a leaf, not in flight, and whose parent's lock can be had at once
+ * (its child list changes; no worker can enter the victim meanwhile, since
+ * entering takes that lock). The others keep their places, so (I) holds
+ * again whenever no worker is in flight: a node's flight ends, and it is
+ * pushed back, after its descendants on the same path. */
+static uint32_t recycle(pool_t *p, region_t *r)
 {
+    bool shared = p->victim_lock != NULL;
     uint32_t i = r->lru_head;
-    for (uint32_t tries = 0; tries < 64 && i != NIL; tries++, i = p->nodes[i].lru_next) {
+    for (uint32_t tries = 0; tries < (shared ? 64u : 1u) && i != NIL; tries++, i = p->nodes[i].lru_next) {
         node_t *v = &p->nodes[i];
         uint32_t par = v->parent;
-        if (v->first_child != NIL || par == NIL || !p->victim_lock(p->victim_arg, par)) continue;
-        if (__atomic_load_n(&v->flight, __ATOMIC_RELAXED)) {
+        if (v->first_child != NIL) continue; /* one worker: cannot happen */
+        if (shared && (par == NIL || !p->victim_lock(p->victim_arg, par))) continue;
+        if (shared && __atomic_load_n(&v->flight, __ATOMIC_RELAXED)) {
             p->victim_unlock(p->victim_arg, par);
             continue;
         }
         lru_unlink(p, r, i);
         pool_unlink(p, i);
-        p->victim_unlock(p->victim_arg, par);
+        if (shared) p->victim_unlock(p->victim_arg, par);
         tables_release(p, v);
         r->recycled++;
         r->used--;
@@ -515,17 +519,8 @@ uint32_t pool_alloc(pool_t *p, uint32_t reg)
         i = r->base + r->bump;
         if (i >= p->n_alloc) pool_grow(p, i + 1);
         r->bump++;
-    } else if (r->recycling && r->n_lru > 0 && !p->victim_lock) {
-        i = r->lru_head;
-        if (p->nodes[i].first_child != NIL) return NIL; /* spec §6.3: cannot happen with one worker */
-        lru_unlink(p, r, i);
-        node_t *v = &p->nodes[i];
-        pool_unlink(p, i);
-        tables_release(p, v);
-        r->recycled++;
-        r->used--;
     } else if (r->recycling && r->n_lru > 0) {
-        if ((i = recycle_shared(p, r)) == NIL) return NIL;
+        if ((i = recycle(p, r)) == NIL) return NIL;
     } else {
         return NIL;
     }
