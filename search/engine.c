@@ -693,7 +693,7 @@ static void backprop_tree(engine_t *e, uint32_t push_region)
     if (e->mu) {
         for (size_t i = e->path_len; i-- > 0;) {
             uint32_t n = e->path[i];
-            __atomic_sub_fetch(&p->nodes[n].flight, 1, __ATOMIC_RELAXED);
+            __atomic_sub_fetch(&p->nodes[n].flight, 1, __ATOMIC_RELEASE); /* pairs with recycle's acquire */
             XVEC_RESERVE(&e->lrubuf, &e->lrubuf_cap, e->lrubuf_len + 1);
             e->lrubuf[e->lrubuf_len++] = n;
         }

@@ -489,11 +489,14 @@ static uint32_t recycle(pool_t *p, region_t *r)
     uint32_t i = r->lru_head;
     for (uint32_t tries = 0; tries < (shared ? 64u : 1u) && i != NIL; tries++, i = p->nodes[i].lru_next) {
         node_t *v = &p->nodes[i];
-        uint32_t par = v->parent;
-        if (v->first_child != NIL) continue; /* one worker: cannot happen */
+        uint32_t par = ld32(&v->parent);
         if (shared && (par == NIL || !p->victim_lock(p->victim_arg, par))) continue;
-        if (shared && __atomic_load_n(&v->flight, __ATOMIC_RELAXED)) {
-            p->victim_unlock(p->victim_arg, par);
+        /* Its child list is read only now: a worker in flight at v may be
+         * linking a child to it under v's own lock. Flight ends with a
+         * release (engine.c, backup), so once it reads 0 here the last link
+         * made at v is seen, and no worker can enter v while par is held. */
+        if ((shared && __atomic_load_n(&v->flight, __ATOMIC_ACQUIRE)) || v->first_child != NIL) { /* one worker: a leaf */
+            if (shared) p->victim_unlock(p->victim_arg, par);
             continue;
         }
         lru_unlink(p, r, i);
