@@ -140,6 +140,12 @@ typedef struct budget {
     bool timed;
 } budget_t;
 void spec_budget(const search_spec_t *s, budget_t *b);
+/* compete on a game whose moves do not recur (searcher.c): GRAVE's own
+ * bias and no exploration term, where the spec did not set them. */
+void spec_placement(search_spec_t *s);
+/* The share of decisions that repeat a move their role already played in
+ * the same random playout from the initial state (searcher.c). */
+double search_moves_recur(const game_t *g);
 
 /* ---- the node pool ------------------------------------------------------ */
 

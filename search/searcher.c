@@ -40,6 +40,70 @@ bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, 
     return true;
 }
 
+/* Placement games (Hex, Othello, Go, tic-tac-toe) never repeat a move in
+ * a playout: a move there means one thing wherever it is played, which is
+ * what AMAF assumes. There GRAVE as the paper tunes it (bias 0.01, no
+ * exploration) beat compete's bias 1 and c 0.4, tuned on connect four and
+ * breakthrough whose moves do recur: on hex7 at 0.1 s per move, GRAVE with
+ * bias 1 and c 0.4 scored 17.5% of 40 games against GRAVE, compete 42.5%
+ * and compete with GRAVE's bias and c 55.0% (bench/results/compete.md).
+ * A few random playouts from the initial state measure it: their own seed
+ * and bounds, so the same game decides alike every run. */
+#define RECUR_PLAYOUTS 16
+#define RECUR_MAX_PLIES 4000
+#define RECUR_MAX_MS 100
+#define RECUR_SEED 0x2ec0aull
+#define RECUR_PLACEMENT 0.01 /* at most this share of repeats: a placement game */
+
+double search_moves_recur(const game_t *g)
+{
+    uint32_t k = game_num_roles(g);
+    game_ctx_t *ctx = game_ctx_new(g);
+    game_state_t *st = game_state_new(g);
+    move_id_t *joint = xcalloc(k ? k : 1, sizeof *joint);
+    uint64_t *seen = NULL; /* (role, move) pairs of this playout */
+    size_t n_seen = 0, cap = 0;
+    uint64_t decisions = 0, repeats = 0, plies = 0;
+    rng_t rng;
+    rng_seed(&rng, RECUR_SEED);
+    deadline_t dl = deadline_in_ms(RECUR_MAX_MS);
+    for (uint32_t p = 0; p < RECUR_PLAYOUTS && plies < RECUR_MAX_PLIES && !deadline_passed(dl); p++) {
+        game_initial(ctx, st);
+        game_ctx_set_state(ctx, st);
+        n_seen = 0;
+        while (!game_is_terminal(ctx) && plies++ < RECUR_MAX_PLIES) {
+            bool ok = true;
+            for (uint32_t r = 0; r < k && ok; r++) {
+                const move_id_t *m;
+                uint32_t n = game_legal(ctx, r, &m);
+                if (!n) {
+                    ok = false;
+                    break;
+                }
+                joint[r] = m[rng_below(&rng, n)];
+                if (n < 2) continue;
+                uint64_t key = (uint64_t)r << 32 | joint[r];
+                decisions++;
+                size_t i = 0;
+                while (i < n_seen && seen[i] != key) i++;
+                if (i < n_seen) {
+                    repeats++;
+                } else {
+                    XVEC_RESERVE(&seen, &cap, n_seen + 1);
+                    seen[n_seen++] = key;
+                }
+            }
+            if (!ok) break;
+            game_ctx_play(ctx, joint);
+        }
+    }
+    free(seen);
+    free(joint);
+    game_state_free(st);
+    game_ctx_free(ctx);
+    return decisions ? (double)repeats / (double)decisions : 1.0;
+}
+
 static uint64_t worker_seed(uint64_t seed, uint32_t i) { return i == 0 ? seed : rng_derive(seed, i); }
 
 searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *spec)
@@ -48,6 +112,8 @@ searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *sp
     s->g = g;
     s->role = role;
     s->spec = *spec;
+    if (spec->v->match && spec->v->sel == SEL_GRAVE && search_moves_recur(g) <= RECUR_PLACEMENT)
+        spec_placement(&s->spec);
     s->seed = spec->seed;
     s->n_workers = spec->threads ? spec->threads : 1;
     s->w = xcalloc(s->n_workers, sizeof *s->w);

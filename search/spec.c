@@ -16,7 +16,8 @@
 
 /* compete's exploration constant and GRAVE bias (tournaments in
  * bench/results/compete.md): with bias 1, beta = p / (p + v + p v) is about
- * 1 / (1 + v), so AMAF guides a move's first visits only. */
+ * 1 / (1 + v), so AMAF guides a move's first visits only. Placement
+ * games take GRAVE's own instead (spec_placement, searcher.c). */
 #define COMPETE_C 0.4
 #define COMPETE_BIAS 1.0
 
@@ -122,11 +123,11 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_PTOP] = {"ptop", KT_INT, 1, 1e9, "2*N_top", "P_top: top-level iterations (each one second-level search)",
                 ap_two_rec},
     [K_PSEC] = {"psec", KT_INT, 1, 1e9, "N_sec", "P_sec: playouts per second-level search", ap_two_rec},
-    [K_BIAS] = {"bias", KT_REAL, 0, 1000, "0.01 (compete 1)", "GRAVE bias in beta = p / (p + v + bias*p*v)", ap_grave},
+    [K_BIAS] = {"bias", KT_REAL, 0, 1000, "0.01 (compete 1)", "GRAVE bias in beta = p / (p + v + bias*p*v); compete on placement games 0.01", ap_grave},
     [K_REF] = {"ref", KT_REAL, 0, 1e9, "25", "GRAVE reference threshold: a node with V > ref uses its own AMAF (inf = root)",
                ap_grave},
     [K_C] = {"c", KT_REAL, 0, 100, "(algo)",
-             "exploration constant: UCT 0.7071 (sqrt(2)/2 for rewards in [0,1]); GRAVE 0 (none, as in the paper); compete 0.4",
+             "exploration constant: UCT 0.7071 (sqrt(2)/2 for rewards in [0,1]); GRAVE 0 (none, as in the paper); compete 0.4 (placement games 0)",
              ap_tree},
     [K_EPS] = {"eps", KT_REAL, 0, 1, "0.4", "MAST epsilon: share of uniformly random playout moves", ap_search},
     [K_DECAY] = {"decay", KT_REAL, 0, 1, "0.2", "MAST statistics kept between the agent's searches (x decay)", ap_search},
@@ -167,6 +168,12 @@ static const key_def_t key_defs[N_KEYS] = {
 /* The default strategy set of playout=switch (spec §14.2): mast,
  * mobility, md, eval (the .strategies below). */
 enum { N_DEFAULT_STRATEGIES = 4 };
+
+void spec_placement(search_spec_t *s)
+{
+    if (!(s->set & (1u << K_BIAS))) s->bias = 0.01; /* spec §10 */
+    if (!(s->set & (1u << K_C))) s->c = 0;          /* spec §4.1 */
+}
 
 static search_spec_t spec_defaults(const variant_t *v)
 {

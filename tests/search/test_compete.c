@@ -488,6 +488,37 @@ static void test_tree_parallel(void **state)
     shared_game(st_shared_game("tictactoe_3player.kif"), "compete:playouts=3000,threads=2");
 }
 
+/* Placement games: compete takes GRAVE's own bias and c there (searcher.c,
+ * search_moves_recur), keeps its own where moves recur, and never
+ * overrides a bias or c the spec sets. */
+static void placement_case(const char *path, const char *text, bool placement, double bias, double c)
+{
+    tgame_t t;
+    tg_load(&t, path);
+    double recur = search_moves_recur(t.g);
+    if (placement) assert_true(recur == 0.0);
+    else assert_true(recur > 0.3); /* connect four: about half the drops repeat a column */
+    search_spec_t *sp;
+    searcher_t *s = new_searcher(&t, 0, text, 1, &sp);
+    const search_spec_t *used = searcher_engine(s, 0)->spec; /* what the engine reads */
+    assert_true(fabs(used->bias - bias) < 1e-12);
+    assert_true(fabs(used->c - c) < 1e-12);
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
+static void test_placement_settings(void **state)
+{
+    (void)state;
+    const char *ttt = GGP_SOURCE_DIR "/games/tictactoe.kif", *c4 = GGP_SOURCE_DIR "/games/connect4.kif";
+    placement_case(ttt, "compete:playouts=10", true, 0.01, 0);
+    placement_case(ttt, "compete:playouts=10,bias=1,c=0.4", true, 1, 0.4);
+    placement_case(ttt, "compete:playouts=10,c=0.2", true, 0.01, 0.2);
+    placement_case(c4, "compete:playouts=10", false, 1, 0.4);
+    placement_case(c4, "compete:playouts=10,bias=0.5", false, 0.5, 0.4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_single_player_best_line),
         cmocka_unit_test(test_single_player_nested),
         cmocka_unit_test(test_tree_parallel),
+        cmocka_unit_test(test_placement_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
