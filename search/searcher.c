@@ -47,8 +47,10 @@ bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, 
  * breakthrough whose moves do recur: on hex7 at 0.1 s per move, GRAVE with
  * bias 1 and c 0.4 scored 17.5% of 40 games against GRAVE, compete 42.5%
  * and compete with GRAVE's bias and c 55.0% (bench/results/compete.md).
- * A few random playouts from the initial state measure it: their own seed
- * and bounds, so the same game decides alike every run. */
+ * A few random playouts from the initial state measure it, with their own
+ * seed: a game decides alike every run unless its rules are so slow that
+ * the 100 ms bound cuts the sample short (a placement game still measures
+ * 0 then). */
 #define RECUR_PLAYOUTS 16
 #define RECUR_MAX_PLIES 4000
 #define RECUR_MAX_MS 100
@@ -73,7 +75,7 @@ double search_moves_recur(const game_t *g)
         n_seen = 0;
         while (!game_is_terminal(ctx) && plies++ < RECUR_MAX_PLIES) {
             bool ok = true;
-            for (uint32_t r = 0; r < k && ok; r++) {
+            for (uint32_t r = 0; r < k; r++) {
                 const move_id_t *m;
                 uint32_t n = game_legal(ctx, r, &m);
                 if (!n) {
