@@ -567,6 +567,7 @@ again:;
     }
     g->stat.deadline = deadline_none();
     g->stat.mem_limit = 0;
+    g->stat.member_limit = 0; /* the static phase's bounds end with it */
     g->stat.progress = NULL;
     for (uint32_t i = 0; i < r->n_rels; i++)
         if (r->rels[i].demand && r->rels[i].phase == PHASE_STATIC) g->has_static_demand = true;

@@ -202,9 +202,9 @@ typedef struct rules {
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */
 rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags);
-/* rules_compile, with the relations member[0..n_member) (ids of a
- * previous rules_compile of p with the same flags, which names relations
- * in the same order) treated as membership relations whatever their
+/* rules_compile, with the relations member[0..n_member) (ids of p's own
+ * relations from a previous rules_compile of p, with any flags: those ids
+ * are given before tabling and demand add relations of their own) treated as membership relations whatever their
  * estimated size, when every rule can ask them with all their arguments
  * bound (RULES_MEMBER_BIG, crel_t member). */
 rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,

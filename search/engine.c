@@ -787,8 +787,9 @@ static bool is_fresh(const engine_t *e, uint32_t n)
  * in region reg, then the evaluation into e->z (spec §4.4, §7.4). */
 static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
 {
-    /* Tree-parallel workers hold x's lock while they select at x (its child
-     * list; the children's statistics are read atomically), and the tree's
+    /* Tree-parallel workers hold x's lock while they read and change its
+     * child list, not while they compute the moves' values (the children's
+     * statistics are read atomically, the child re-checked), and the tree's
      * lock only to expand, or where the tables are sparse or the move is
      * joint; selection at x also reads what the next level needs of the
      * child (solved, fresh), so that the reasoner's work (terminal test,

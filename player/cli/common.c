@@ -265,9 +265,11 @@ static bool read_small(const char *path, char *buf, size_t len)
  * then the namespace root a container sees; v1: cfs quota and period). */
 static uint32_t cgroup_quota_cores(void)
 {
-    char buf[512], path[640];
+    char buf[4096], path[4224]; /* hybrid hierarchies list a line per v1 controller */
     if (read_small("/proc/self/cgroup", buf, sizeof buf)) {
-        char *p = strstr(buf, "0::");
+        char *p = buf;
+        while (p && strncmp(p, "0::", 3)) /* the v2 line, at a line's start */
+            if ((p = strchr(p, '\n'))) p++;
         if (p) {
             p += 3;
             p[strcspn(p, "\n")] = 0;
