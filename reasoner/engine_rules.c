@@ -503,14 +503,6 @@ static void static_over_budget(const evaluator_t *ev, const program_t *p, const 
                    name, eval_rel_size(ev, ev->blame_rel), (unsigned long long)static_budget_ms(opt));
 }
 
-/* Relations measured too big to compute in full for membership tests
- * (crel_t member): every compile of the same program and flags asks them
- * on demand (rules_compile_member). */
-typedef struct member_set {
-    uint32_t *rel;
-    uint32_t n, cap;
-} member_set_t;
-
 /* The rules game of p compiled with flags. A program with goal-directed
  * relations whose static phase or initial-state probe does not terminate
  * sets *retry instead of reporting (the caller compiles it without
@@ -519,9 +511,11 @@ typedef struct member_set {
  * phase, which is most of the cost of a compile). A relation only asked
  * with every argument bound that grows past RULES_MEMBER_BIG tuples (or
  * the memory budget) is added to *ms and the program compiled again with
- * it evaluated on demand: whatever its estimated size (issue 13 item 4). */
+ * it evaluated on demand: whatever its estimated size (issue 13 item 4;
+ * every compile of the same program and flags asks ms's relations on
+ * demand). */
 static game_t *compile_flags(const program_t *p, const game_options_t *opt, deadline_t dl, diag_t *d, unsigned flags,
-                             bool *retry, const rules_t *unless_like, member_set_t *ms)
+                             bool *retry, const rules_t *unless_like, rules_member_set_t *ms)
 {
 again:;
     term_store_t *ts = ts_new();
@@ -547,11 +541,7 @@ again:;
     if (g->stat.progress) atomic_store(&g->stat.progress->stage, "computing the static relations");
     bool tab = has_tabling(r);
     bool ok = eval_run_phase(&g->stat, PHASE_STATIC);
-    bool known = false; /* never twice (it would not be measured again) */
-    for (uint32_t i = 0; i < ms->n; i++) known |= ms->rel[i] == g->stat.blame_rel;
-    if (!ok && g->stat.over_member && !ts->full && !known) {
-        XVEC_RESERVE(&ms->rel, &ms->cap, ms->n + 1);
-        ms->rel[ms->n++] = g->stat.blame_rel;
+    if (!ok && g->stat.over_member && !ts->full && rules_member_add(ms, g->stat.blame_rel)) {
         game_free(&g->base);
         goto again;
     }
@@ -642,11 +632,11 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     bool retry = false;
     unsigned flags = RULES_DEMAND;
     deadline_t dl = deadline_in_ms(static_budget_ms(opt));
-    member_set_t ms = {0};
+    rules_member_set_t ms = {0};
     game_t *g = compile_flags(p, opt, dl, d, flags, &retry, NULL, &ms);
     if (!g && retry) g = compile_flags(p, opt, dl, d, flags |= RULES_NO_TABLING, &retry, NULL, &ms);
     if (!g) {
-        free(ms.rel);
+        rules_member_free(&ms);
         return NULL;
     }
     /* Partial demand (rules.h RULES_PARTIAL), when it changes anything and
@@ -655,7 +645,7 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     diag_init(&quiet, NULL);
     retry = false;
     game_t *pg = compile_flags(p, opt, dl, &quiet, flags | RULES_PARTIAL, &retry, ((rgame_t *)g)->rules, &ms);
-    free(ms.rel);
+    rules_member_free(&ms);
     if (!pg) return g;
     uint64_t wp = probe_work((rgame_t *)pg, PLAN_PROBE_WORK, dl);
     uint64_t wb = wp == UINT64_MAX ? 0 : probe_work((rgame_t *)g, wp, dl);

@@ -215,12 +215,12 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     /* Relations measured too big to compute in full for membership tests
      * (crel_t member): compiled again with them asked on demand, whatever
      * their estimated size (issue 13 item 4). */
-    uint32_t *member = NULL, n_member = 0, cap_member = 0;
+    rules_member_set_t member = {0};
 again:;
     term_store_t *ts = ts_new();
-    rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED, member, n_member);
+    rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED, member.rel, member.n);
     if (!r) {
-        free(member);
+        rules_member_free(&member);
         snprintf(reason, reason_len, "the rules could not be normalised");
         ts_free(ts);
         return NULL;
@@ -236,15 +236,13 @@ again:;
     stat.progress = opt->progress;
     if (opt->progress) atomic_store(&opt->progress->stage, "grounding the rules");
     bool static_ok = eval_run_phase(&stat, PHASE_STATIC);
-    if (!static_ok && stat.over_member && !ts->full) {
-        XVEC_RESERVE(&member, &cap_member, n_member + 1);
-        member[n_member++] = stat.blame_rel;
+    if (!static_ok && stat.over_member && !ts->full && rules_member_add(&member, stat.blame_rel)) {
         eval_free(&stat);
         rules_free(r);
         ts_free(ts);
         goto again;
     }
-    free(member);
+    rules_member_free(&member);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
     rel.deadline = budget;

@@ -54,6 +54,21 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
     return rules_compile_member(p, ts, d, flags, NULL, 0);
 }
 
+bool rules_member_add(rules_member_set_t *ms, uint32_t rel)
+{
+    for (uint32_t i = 0; i < ms->n; i++)
+        if (ms->rel[i] == rel) return false;
+    XVEC_RESERVE(&ms->rel, &ms->cap, ms->n + 1);
+    ms->rel[ms->n++] = rel;
+    return true;
+}
+
+void rules_member_free(rules_member_set_t *ms)
+{
+    free(ms->rel);
+    *ms = (rules_member_set_t){0};
+}
+
 rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
                               uint32_t n_member)
 {

@@ -209,6 +209,18 @@ rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned
  * bound (RULES_MEMBER_BIG, crel_t member). */
 rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
                               uint32_t n_member);
+/* The relations an engine found too big to compute in full for membership
+ * tests, compile after compile of one program (both engines retry the same
+ * way: a relation blamed, the program compiled again with it on demand). */
+typedef struct rules_member_set {
+    uint32_t *rel;
+    uint32_t n, cap;
+} rules_member_set_t;
+/* Add rel to ms; false when it is there already: compiled on demand, it
+ * cannot have been measured again, so a second blame is not the same
+ * overflow and compiling again would loop forever. */
+bool rules_member_add(rules_member_set_t *ms, uint32_t rel);
+void rules_member_free(rules_member_set_t *ms);
 void rules_free(rules_t *r);
 /* Find a relation by name and arity (REL_NONE if absent). */
 uint32_t rules_find_rel(const rules_t *r, sym_t name, uint32_t arity);
