@@ -100,6 +100,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     keys_init(e->keys, e->k);
     joints_init(e->joints, e->k);
     mast_init(&e->mast);
+    nst_init(&e->nst);
     e->root_state = game_state_new(g);
     e->sec_state = game_state_new(g);
     e->tmp_state[0] = game_state_new(g);
@@ -176,6 +177,7 @@ void engine_free(engine_t *e)
     joints_free(&e->joints_own);
     free(e->nl_own);
     mast_free(&e->mast);
+    nst_free(&e->nst);
     playout_free(e);
     game_state_free(e->root_state);
     game_state_free(e->sec_state);
@@ -207,6 +209,7 @@ void engine_free(engine_t *e)
 void engine_reset(engine_t *e, uint64_t seed)
 {
     mast_clear(&e->mast); /* spec §9: the table is empty at game start */
+    nst_clear(&e->nst);
     playout_reset(e);
     rng_seed(&e->rng, seed);
     e->root = NIL; /* a new match: no tree to reuse */
@@ -612,6 +615,13 @@ static void backprop_prepare(engine_t *e)
             e->mast.w[key] += e->z[e->keys->role[key]];
         }
     }
+    if (e->spec->nst) /* NST's 2-grams: each key after each key of the step before */
+        for (size_t t = 1; t < e->n_steps; t++)
+            for (size_t j = e->step_start[t]; j < step_end(e, t); j++) {
+                uint32_t key = e->skeys[j];
+                double z = e->z[e->keys->role[key]];
+                for (size_t i = e->step_start[t - 1]; i < e->step_start[t]; i++) nst_add(&e->nst, e->skeys[i], key, z);
+            }
 }
 
 /* The statistics of path node n at depth i (n's lock held): V, W (a solved

@@ -346,6 +346,7 @@ void playout_reset(engine_t *e)
 void engine_decay(engine_t *e, double gamma)
 {
     mast_decay(&e->mast, gamma);
+    nst_decay(&e->nst, gamma);
     playout_state_t *ps = e->ps;
     if (!ps) return;
     size_t n = (size_t)(e->k ? e->k : 1) * PS_N;
@@ -418,13 +419,32 @@ int playout_game_step(engine_t *e)
     return nd;
 }
 
+double playout_move_q(engine_t *e, uint32_t r, uint32_t m)
+{
+    uint32_t key = keys_get(e->keys, r, m);
+    double q = mast_q(&e->mast, key);
+    if (!e->spec->nst || e->n_steps == 0) return q;
+    /* NST: the 1-gram always, each 2-gram with NST_MIN_VISITS (Tak et al.
+     * 2012, §III-B); the previous step is the last one recorded, since a
+     * step's keys are recorded after its moves are chosen. */
+    double sum = q, v;
+    uint32_t cnt = 1;
+    size_t t = e->n_steps - 1;
+    for (size_t i = e->step_start[t]; i < e->n_skeys; i++)
+        if (nst_q(&e->nst, e->skeys[i], key, &v)) {
+            sum += v;
+            cnt++;
+        }
+    return sum / cnt;
+}
+
 uint32_t playout_pick(engine_t *e, uint32_t r)
 {
     const move_id_t *m = e->legal[r];
     uint32_t n = e->n_legal[r];
     if (!e->spec->mast || rng_double(&e->rng) < e->spec->eps) return m[rng_below(&e->rng, n)];
     argmax_t am = {-INFINITY, m[0], 0};
-    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], mast_q(&e->mast, keys_get(e->keys, r, m[i])));
+    for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], playout_move_q(e, r, m[i]));
     return am.pick;
 }
 
@@ -506,7 +526,7 @@ static uint32_t decisive_pick(engine_t *e, uint32_t r)
     if (rng_double(&e->rng) < e->spec->eps) return ps->cand[rng_below(&e->rng, kept)];
     argmax_t am = {-INFINITY, ps->cand[0], 0};
     for (uint32_t i = 0; i < kept; i++)
-        argmax_offer(&am, &e->rng, ps->cand[i], mast_q(&e->mast, keys_get(e->keys, r, ps->cand[i])));
+        argmax_offer(&am, &e->rng, ps->cand[i], playout_move_q(e, r, ps->cand[i]));
     return am.pick;
 }
 

@@ -113,6 +113,7 @@ struct search_spec {
     uint64_t psec;     /* P_sec (graver2; derived otherwise) */
     double bias, ref, c, eps, decay, seconds;
     bool mast, share, check;
+    bool nst;          /* N-gram (2-gram) statistics beside MAST's in playouts */
     bool solver, reuse, ponder, nested; /* match rows (compete) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;
@@ -369,6 +370,27 @@ static inline double mast_q(const mast_t *m, uint32_t key)
     return key < m->cap && m->n[key] > 0 ? m->w[key] / m->n[key] : 1.0; /* unseen = 1.0 (spec §9) */
 }
 
+/* N-gram selection (NST: Tak, Winands and Björnsson, "N-Grams and the
+ * Last-Good-Reply Policy Applied in General Game Playing", IEEE TCIAIG
+ * 4(2), 2012): MAST's statistics for pairs (a key of the previous step, a
+ * key), the 2-grams. Open addressing on the pair; bounded: at NST_MAX
+ * entries no new pair is added (their statistics are a playout policy's,
+ * losing some costs quality, never correctness). */
+#define NST_MAX (1u << 18)
+#define NST_MIN_VISITS 7 /* Tak et al.: an n-gram counts from k = 7 visits */
+typedef struct nst {
+    uint64_t *pair; /* (prev << 32 | key) + 1, or 0: empty */
+    double *n, *w;
+    uint32_t cap, used;
+} nst_t;
+void nst_init(nst_t *t);
+void nst_free(nst_t *t);
+void nst_clear(nst_t *t);
+void nst_decay(nst_t *t, double gamma);
+void nst_add(nst_t *t, uint32_t prev, uint32_t key, double z);
+/* The pair's mean into *q if it has NST_MIN_VISITS visits or more. */
+bool nst_q(const nst_t *t, uint32_t prev, uint32_t key, double *q);
+
 /* ---- the engine ---------------------------------------------------------- */
 
 typedef struct engine_stats {
@@ -436,6 +458,7 @@ typedef struct engine {
     struct engine *own;    /* worker 0 (itself when alone): the single-player line */
     bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;
+    nst_t nst;             /* spec.nst: MAST's 2-grams */
     playout_state_t *ps;   /* playout strategies other than spec §9's (playout.c), or NULL */
     uint8_t playout;       /* spec.playout, PLAYOUT_AUTO resolved by playout_decide */
     game_state_t *root_state, *sec_state;
@@ -550,6 +573,10 @@ void playout_joint(engine_t *e, int nd);
  * strategies (which try every legal move). */
 int playout_game_step(engine_t *e);
 uint32_t playout_pick(engine_t *e, uint32_t r);
+/* MAST's value of decider r's move m in a playout (spec §9), or with
+ * spec.nst the mean of it and the 2-gram values of the previous step's
+ * keys that have enough visits (NST). */
+double playout_move_q(engine_t *e, uint32_t r, uint32_t m);
 
 /* UCB1 over the strategies set[0 .. n) with counts T and reward sums W
  * (spec §14.1): an untried one first (ties random), else the argmax of

@@ -77,7 +77,7 @@ const variant_t *variant_find(const char *name, size_t len)
 typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
     K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
-    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, N_KEYS
+    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, N_KEYS
 } key_id_t;
 
 typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF, KT_PLAYOUT, KT_LIST } key_type_t;
@@ -163,6 +163,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_DEPTH] = {"depth", KT_INT, 1, 200, "4", "alpha-beta: search depth in plies (iterative deepening up to it)", ap_ab},
     [K_TT] = {"tt", KT_INT, 0, 65536, "16", "alpha-beta: transposition table MB (0: none)", ap_ab},
     [K_LEVEL] = {"level", KT_INT, 0, 10, "2", "NMCS level (0: one random playout)", ap_nmcs},
+    [K_NST] = {"nst", KT_ONOFF, 0, 1, "off",
+               "N-grams: MAST's choice also weighs the 2-gram (previous step's move, move) of >= 7 visits (Tak et al. 2012)",
+               ap_search},
 };
 
 /* The default strategy set of playout=switch (spec §14.2): mast,
@@ -257,6 +260,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else if (id == K_REUSE) s->reuse = on;
         else if (id == K_PONDER) s->ponder = on;
         else if (id == K_NESTED) s->nested = on;
+        else if (id == K_NST) s->nst = on;
         else s->check = on;
         return true;
     }
@@ -383,6 +387,10 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
     } else if (needs_mast && !s->mast) {
         fail(err, elen, "%s: playout=%s uses MAST, which mast=off turns off", v->name,
              s->playout == PLAYOUT_SWITCH ? "switch with mast among the strategies" : "mast");
+        return false;
+    }
+    if (s->nst && !s->mast) {
+        fail(err, elen, "%s: nst weighs MAST's choice, which mast=off turns off", v->name);
         return false;
     }
     if ((s->set & ((1u << K_STRATEGIES) | (1u << K_B))) && s->playout != PLAYOUT_SWITCH) {
@@ -527,6 +535,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_REUSE: fputs(s->reuse ? "on" : "off", out); break;
     case K_PONDER: fputs(s->ponder ? "on" : "off", out); break;
     case K_NESTED: fputs(s->nested ? "on" : "off", out); break;
+    case K_NST: fputs(s->nst ? "on" : "off", out); break;
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;

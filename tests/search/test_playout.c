@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "base/xalloc.h"
 #include "search/search_internal.h"
 #include "st_util.h"
 
@@ -120,6 +121,126 @@ static void test_random_and_mast_rows(void **state)
     }
     searcher_free(s);
     search_spec_free(sp);
+    tg_free(&t);
+}
+
+/* ---- NST: MAST's 2-grams (Tak, Winands and Björnsson 2012) ------------------ */
+
+/* The table alone: a pair counts from NST_MIN_VISITS visits, pairs are
+ * ordered, it grows keeping every pair, decays and clears, and stops
+ * taking new pairs at its bound while the old ones still learn. */
+static void test_nst_table(void **state)
+{
+    (void)state;
+    nst_t t;
+    nst_init(&t);
+    double q = -1;
+    assert_false(nst_q(&t, 1, 2, &q));
+    for (int i = 0; i < NST_MIN_VISITS - 1; i++) nst_add(&t, 1, 2, 1.0);
+    assert_false(nst_q(&t, 1, 2, &q));
+    nst_add(&t, 1, 2, 0.0);
+    assert_true(nst_q(&t, 1, 2, &q));
+    assert_float_equal(q, (NST_MIN_VISITS - 1.0) / NST_MIN_VISITS, 1e-12);
+    assert_false(nst_q(&t, 2, 1, &q)); /* (2, 1) is another pair */
+    /* Growth keeps every pair with its own mean. */
+    for (uint32_t i = 0; i < 5000; i++)
+        for (int v = 0; v < NST_MIN_VISITS; v++) nst_add(&t, 100 + i, i, (i % 3) / 2.0);
+    assert_int_equal(t.used, 5001);
+    for (uint32_t i = 0; i < 5000; i++) {
+        assert_true(nst_q(&t, 100 + i, i, &q));
+        assert_float_equal(q, (i % 3) / 2.0, 1e-12);
+    }
+    nst_decay(&t, 0.5); /* 7 visits become 3.5: below the threshold again */
+    assert_false(nst_q(&t, 100, 0, &q));
+    for (int v = 0; v < 4; v++) nst_add(&t, 100, 0, 1.0);
+    assert_true(nst_q(&t, 100, 0, &q));
+    assert_float_equal(q, 4.0 / 7.5, 1e-12);
+    /* The bound: far more distinct pairs than it holds. */
+    for (uint32_t i = 0; i < 2 * NST_MAX; i++) nst_add(&t, 1u << 20, i, 0.0);
+    assert_true(t.cap <= NST_MAX && 2 * t.used <= t.cap);
+    for (int v = 0; v < NST_MIN_VISITS; v++) nst_add(&t, 1, 2, 1.0); /* an old pair still counts */
+    assert_true(nst_q(&t, 1, 2, &q));
+    /* halved by the decay, then 7 wins: (6/2 + 7) / (7/2 + 7) */
+    assert_float_equal(q, ((NST_MIN_VISITS - 1) * 0.5 + NST_MIN_VISITS) / (NST_MIN_VISITS * 1.5), 1e-12);
+    nst_clear(&t);
+    assert_int_equal(t.used, 0);
+    assert_false(nst_q(&t, 1, 2, &q));
+    nst_free(&t);
+}
+
+/* MAST alone prefers (pick l); a 2-gram after the previous step's key that
+ * favours (pick a) and disfavours (pick l) turns the choice with nst=on,
+ * and only with it. */
+static void nst_choice(tgame_t *t, const char *spec_text, const char *want)
+{
+    search_spec_t *sp = spec_of(spec_text);
+    searcher_t *s = searcher_new(t->g, 0, sp);
+    engine_t *e = searcher_engine(s, 0);
+    game_ctx_set_state(e->ctx, t->st);
+    const move_id_t *ms;
+    uint32_t n = game_legal(e->ctx, 0, &ms);
+    uint32_t prev = keys_get(e->keys, 0, ms[0]);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = game_move_name(t->g, 0, ms[i], true);
+        uint32_t key = keys_get(e->keys, 0, ms[i]);
+        mast_reserve(&e->mast, key + 1);
+        e->mast.n[key] = 10;
+        e->mast.w[key] = !strcmp(name, "(pick l)") ? 8 : 3;
+        double z = !strcmp(name, "(pick a)") ? 1 : 0;
+        for (int v = 0; v < 10; v++) nst_add(&e->nst, prev, key, z);
+    }
+    /* One step recorded before this one, with the key prev (the engine
+     * records a step's keys after choosing its moves). */
+    XVEC_RESERVE(&e->step_start, &e->steps_cap, 1);
+    XVEC_RESERVE(&e->skeys, &e->skeys_cap, 1);
+    e->step_start[0] = 0;
+    e->skeys[0] = prev;
+    e->n_steps = e->n_skeys = 1;
+    for (int i = 0; i < 20; i++) {
+        game_ctx_set_state(e->ctx, t->st);
+        assert_string_equal(game_move_name(t->g, 0, engine_playout_move(e, 0), true), want);
+    }
+    searcher_free(s);
+    search_spec_free(sp);
+}
+
+static void test_nst_turns_the_choice(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("strat_pos.kif"))) fail_msg("cannot load strat_pos.kif");
+    nst_choice(&t, "uct:playout=mast,eps=0", "(pick l)");
+    nst_choice(&t, "uct:playout=mast,eps=0,nst=on", "(pick a)"); /* (0.3 + 1) / 2 > (0.8 + 0) / 2 */
+    tg_free(&t);
+}
+
+/* A search with nst=on learns 2-grams (and one with nst=off none), and the
+ * same seed gives the same move. */
+static void test_nst_search(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, GGP_SOURCE_DIR "/games/tictactoe.kif")) fail_msg("cannot load tictactoe");
+    const char *specs[] = {"grave:playouts=2000,nst=off,seed=5", "grave:playouts=2000,nst=on,seed=5",
+                           "compete:playouts=2000,nst=on,threads=1,seed=5"};
+    for (int k = 0; k < 3; k++) {
+        move_id_t first = UINT32_MAX;
+        for (int run = 0; run < 2; run++) {
+            search_spec_t *sp = spec_of(specs[k]);
+            searcher_t *s = searcher_new(t.g, 0, sp);
+            move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, NULL);
+            engine_t *e = searcher_engine(s, 0);
+            if (k == 0) assert_int_equal(e->nst.used, 0);
+            else assert_true(e->nst.used > 20);
+            if (run == 0) first = m;
+            else assert_int_equal(m, first);
+            searcher_free(s);
+            search_spec_free(sp);
+        }
+    }
+    char err[256];
+    assert_null(search_spec_parse("uct:nst=on,mast=off", err, sizeof err));
+    assert_non_null(strstr(err, "mast=off"));
     tg_free(&t);
 }
 
@@ -318,6 +439,9 @@ int main(void)
         cmocka_unit_test(test_greedy_strategies_pick_their_best),
         cmocka_unit_test(test_terminal_shortcut),
         cmocka_unit_test(test_random_and_mast_rows),
+        cmocka_unit_test(test_nst_table),
+        cmocka_unit_test(test_nst_turns_the_choice),
+        cmocka_unit_test(test_nst_search),
         cmocka_unit_test(test_bandit_follows_ucb1),
         cmocka_unit_test(test_switch_bookkeeping),
         cmocka_unit_test(test_every_row_every_strategy),
