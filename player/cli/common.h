@@ -15,8 +15,6 @@
 #include "player/cli/opts.h"
 #include "reasoner/game.h"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
-
 /* gdl_load_file for the commands: an I/O error is printed ("ggp: cannot
  * read PATH: why") and returns false, with nothing to free. */
 bool load_rules(const char *path, diag_t *d, gdl_loaded_t *l);
@@ -30,11 +28,6 @@ uint32_t cpu_quota_cores(const char *text);
  * CPU quota (a container started with --cpus=1 sees every core of the host
  * but gets one). At least 1. */
 uint32_t cpu_usable_cores(void);
-
-/* Parse an unsigned integer option value; prints "ggp CMD: bad value for
- * OPT: ..." and returns false on error. */
-bool parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
-bool parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
 
 /* --- options and loading shared by the commands ------------------------- */
 

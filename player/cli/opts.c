@@ -2,12 +2,40 @@
 #include "player/cli/opts.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
-#include "player/cli/common.h"
+
+bool parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (!*s || *end || errno || s[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "ggp %s: bad value for %s: '%s' (expected an integer from %llu to %llu)\n", cmd, opt, s,
+                (unsigned long long)lo, (unsigned long long)hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "ggp %s: bad value for %s: '%s' (expected a number from %g to %g)\n", cmd, opt, s, lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
 
 void cli_list_free(cli_list_t *l)
 {

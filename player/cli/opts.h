@@ -26,6 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The exit status of every `ggp` command. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Parse an unsigned integer option value; prints "ggp CMD: bad value for
+ * OPT: ..." and returns false on error. */
+bool parse_u64(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+bool parse_double(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
+
 typedef enum cli_opt_kind {
     CLI_FLAG,   /* no value: *(bool *)out = true */
     CLI_U64,    /* *(uint64_t *)out, an integer in [lo, hi] */
