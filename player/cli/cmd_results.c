@@ -33,7 +33,10 @@ static const char results_help[] =
     "method). Files of another run (command, rules, --games, --games-per-pair,\n"
     "--seed, --a, --b, --player, --sweep) and a game found twice are refused,\n"
     "naming FILE:LINE. With games missing (shards not finished or not given) the\n"
-    "result lines end with 'missing=M' and the missing games are listed on stderr.\n"
+    "result lines end with 'missing=M' and the missing games are listed on stderr,\n"
+    "with A's games and score per seat when its seats are not yet equal in number\n"
+    "(a tournament's shards of an N that is a multiple of the roles each hold one\n"
+    "of A's seats).\n"
     "\n"
     "  --csv OUT        what the unsharded run's --csv holds: the per-game CSV (it can\n"
     "                   be continued with 'ggp tournament|roundrobin ... --csv OUT\n"
@@ -126,6 +129,35 @@ static void print_missing(const merge_t *m, uint32_t missing)
     fputs(shown < missing ? " ...\n" : "\n", stderr);
 }
 
+/* A's seats in the games of point p merged so far, on stderr when they
+ * are unequal. Seats alternate game by game (A in seat k mod n), so a
+ * finished run is balanced; a partial merge need not be: with --shard I/N
+ * and N a multiple of the number of roles every shard holds one seat of
+ * A's only, and the first player's advantage then shows as A's strength. */
+static void print_seats(const trec_t *r, size_t p)
+{
+    uint32_t n = r->m.n_roles, cnt[TREC_MAX_ROLES] = {0};
+    double pts[TREC_MAX_ROLES] = {0};
+    for (uint32_t k = 0; k < r->m.games; k++) {
+        const trec_game_t *g = &r->games[p * r->m.games + k];
+        if (!g->done || g->outcome == TREC_FAILED || g->a_seat >= n) continue;
+        cnt[g->a_seat]++;
+        pts[g->a_seat] += g->outcome == TREC_WIN ? 1 : g->outcome == TREC_DRAW ? 0.5 : 0;
+    }
+    bool equal = true;
+    for (uint32_t s = 1; s < n; s++) equal = equal && cnt[s] == cnt[0];
+    if (equal) return;
+    fputs("ggp results: ", stderr);
+    if (r->values) fprintf(stderr, "%s=%s: ", r->key, r->values[p]);
+    fputs("A's seats in these games:", stderr);
+    for (uint32_t s = 0; s < n; s++) {
+        fprintf(stderr, " %s %u", r->role[s], cnt[s]);
+        if (cnt[s]) fprintf(stderr, " (score %.3f)", pts[s] / cnt[s]);
+        fputc(s + 1 < n ? ',' : ';', stderr);
+    }
+    fputs(" unequal, so the score leans on the seats until the missing games are in\n", stderr);
+}
+
 /* The merged per-game CSV: the unsharded run's, rows in game order. */
 static bool write_games(const trec_t *r, out_file_t *o)
 {
@@ -178,6 +210,7 @@ static int merge_run(merge_t *m, const char *csv, const char *plot)
         trep_summarize(r, p, &r->m, &pts[p]);
         trep_print_result(r, p, &pts[p], stdout);
         missing += pts[p].missing;
+        if (pts[p].missing) print_seats(r, p);
         if (pts[p].failed || pts[p].missing) rc = EXIT_FAIL;
     }
     if (missing) print_missing(m, missing);
