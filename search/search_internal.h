@@ -355,6 +355,8 @@ typedef struct joints {
 void joints_init(joints_t *j, uint32_t k);
 void joints_free(joints_t *j);
 uint32_t joints_intern(joints_t *j, const uint32_t *joint);
+/* The id of joint, or NIL when it was never interned. */
+uint32_t joints_find(const joints_t *j, const uint32_t *joint);
 
 typedef struct mast {
     double *n, *w;
@@ -373,15 +375,14 @@ static inline double mast_q(const mast_t *m, uint32_t key)
 /* N-gram selection (NST: Tak, Winands and Björnsson, "N-Grams and the
  * Last-Good-Reply Policy Applied in General Game Playing", IEEE TCIAIG
  * 4(2), 2012): MAST's statistics for pairs (a key of the previous step, a
- * key), the 2-grams. Open addressing on the pair; bounded: at NST_MAX
- * entries no new pair is added (their statistics are a playout policy's,
- * losing some costs quality, never correctness). */
-#define NST_MAX (1u << 18)
+ * key), the 2-grams, interned as joint moves of two. Bounded: past
+ * NST_MAX pairs no new pair is added (their statistics are a playout
+ * policy's: losing some costs quality, never correctness). */
+#define NST_MAX (1u << 17)
 #define NST_MIN_VISITS 7 /* Tak et al.: an n-gram counts from k = 7 visits */
 typedef struct nst {
-    uint64_t *pair; /* (prev << 32 | key) + 1, or 0: empty */
-    double *n, *w;
-    uint32_t cap, used;
+    joints_t pairs; /* (prev, key) -> pair id */
+    mast_t stats;   /* counts and reward sums per pair id */
 } nst_t;
 void nst_init(nst_t *t);
 void nst_free(nst_t *t);

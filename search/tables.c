@@ -86,6 +86,16 @@ static void joints_rehash(joints_t *j, uint32_t tcap)
     }
 }
 
+uint32_t joints_find(const joints_t *j, const uint32_t *joint)
+{
+    if (!j->tcap) return NIL;
+    uint32_t mask = j->tcap - 1;
+    for (uint32_t i = (uint32_t)joint_hash(joint, j->k) & mask;; i = (i + 1) & mask) {
+        uint32_t id = j->table[i];
+        if (id == NIL || !memcmp(j->moves + (size_t)id * j->k, joint, (size_t)j->k * sizeof *joint)) return id;
+    }
+}
+
 uint32_t joints_intern(joints_t *j, const uint32_t *joint)
 {
     if ((j->n + 1) * 2 > j->tcap) joints_rehash(j, j->tcap ? j->tcap * 2 : 64);
@@ -146,93 +156,47 @@ void mast_decay(mast_t *m, double gamma)
 
 /* ---- NST: 2-grams of keys --------------------------------------------------- */
 
-void nst_init(nst_t *t) { memset(t, 0, sizeof *t); }
+/* A pair is interned as a joint move of two (prev, key) and its counts
+ * are MAST's, indexed by the pair's id. */
+
+void nst_init(nst_t *t)
+{
+    joints_init(&t->pairs, 2);
+    mast_init(&t->stats);
+}
 
 void nst_free(nst_t *t)
 {
-    free(t->pair);
-    free(t->n);
-    free(t->w);
-    memset(t, 0, sizeof *t);
+    joints_free(&t->pairs);
+    mast_free(&t->stats);
 }
 
 void nst_clear(nst_t *t)
 {
-    if (!t->cap) return;
-    memset(t->pair, 0, (size_t)t->cap * sizeof *t->pair);
-    t->used = 0;
+    nst_free(t);
+    nst_init(t);
 }
 
-void nst_decay(nst_t *t, double gamma)
-{
-    for (uint32_t i = 0; i < t->cap; i++)
-        if (t->pair[i]) {
-            t->n[i] *= gamma;
-            t->w[i] *= gamma;
-        }
-}
-
-static inline uint32_t nst_slot0(uint64_t pair, uint32_t cap)
-{
-    return (uint32_t)((pair * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-static void nst_grow(nst_t *t)
-{
-    nst_t old = *t;
-    t->cap = old.cap ? old.cap * 2 : 1024;
-    t->pair = xcalloc(t->cap, sizeof *t->pair);
-    t->n = xcalloc(t->cap, sizeof *t->n);
-    t->w = xcalloc(t->cap, sizeof *t->w);
-    for (uint32_t i = 0; i < old.cap; i++) {
-        if (!old.pair[i]) continue;
-        uint32_t h = nst_slot0(old.pair[i], t->cap);
-        while (t->pair[h]) h = (h + 1) & (t->cap - 1);
-        t->pair[h] = old.pair[i];
-        t->n[h] = old.n[i];
-        t->w[h] = old.w[i];
-    }
-    free(old.pair);
-    free(old.n);
-    free(old.w);
-}
+void nst_decay(nst_t *t, double gamma) { mast_decay(&t->stats, gamma); }
 
 void nst_add(nst_t *t, uint32_t prev, uint32_t key, double z)
 {
-    uint64_t pair = ((uint64_t)prev << 32 | key) + 1;
-    if (t->cap) {
-        for (uint32_t h = nst_slot0(pair, t->cap);; h = (h + 1) & (t->cap - 1)) {
-            if (t->pair[h] == pair) {
-                t->n[h] += 1;
-                t->w[h] += z;
-                return;
-            }
-            if (!t->pair[h]) break;
-        }
+    const uint32_t pair[2] = {prev, key};
+    uint32_t id = joints_find(&t->pairs, pair);
+    if (id == NIL) {
+        if (t->pairs.n >= NST_MAX) return;
+        id = joints_intern(&t->pairs, pair);
+        mast_reserve(&t->stats, id + 1);
     }
-    /* A new pair: at most half full, the bound as the last resort. */
-    if (2 * (t->used + 1) > t->cap) {
-        if (t->cap >= NST_MAX) return;
-        nst_grow(t);
-    }
-    uint32_t h = nst_slot0(pair, t->cap);
-    while (t->pair[h]) h = (h + 1) & (t->cap - 1);
-    t->pair[h] = pair;
-    t->n[h] = 1;
-    t->w[h] = z;
-    t->used++;
+    t->stats.n[id] += 1;
+    t->stats.w[id] += z;
 }
 
 bool nst_q(const nst_t *t, uint32_t prev, uint32_t key, double *q)
 {
-    if (!t->cap) return false;
-    uint64_t pair = ((uint64_t)prev << 32 | key) + 1;
-    for (uint32_t h = nst_slot0(pair, t->cap);; h = (h + 1) & (t->cap - 1)) {
-        if (t->pair[h] == pair) {
-            if (t->n[h] < NST_MIN_VISITS) return false;
-            *q = t->w[h] / t->n[h];
-            return true;
-        }
-        if (!t->pair[h]) return false;
-    }
+    const uint32_t pair[2] = {prev, key};
+    uint32_t id = joints_find(&t->pairs, pair);
+    if (id == NIL || t->stats.n[id] < NST_MIN_VISITS) return false;
+    *q = t->stats.w[id] / t->stats.n[id];
+    return true;
 }
