@@ -106,6 +106,11 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     e->tmp_state[0] = game_state_new(g);
     e->tmp_state[1] = game_state_new(g);
     e->solver = e->v->match && spec->solver;
+    if (e->solver && spec->lookahead && e->k == 2)
+        for (int i = 0; i < 2; i++) {
+            e->la_ctx[i] = game_ctx_new(g);
+            e->la_st[i] = game_state_new(g);
+        }
     e->line_value = -1;
     e->legal = xcalloc(e->k, sizeof *e->legal);
     e->n_legal = xcalloc(e->k, sizeof *e->n_legal);
@@ -183,6 +188,10 @@ void engine_free(engine_t *e)
     game_state_free(e->sec_state);
     game_state_free(e->tmp_state[0]);
     game_state_free(e->tmp_state[1]);
+    for (int i = 0; i < 2; i++) {
+        game_ctx_free(e->la_ctx[i]);
+        game_state_free(e->la_st[i]);
+    }
     free(e->pmover);
     free(e->pmoves);
     free(e->line_hash);
@@ -398,6 +407,75 @@ static void solve_up(engine_t *e)
         node_unlock(e, x);
         if (!proved) break;
     }
+}
+
+/* ---- two-ply lookahead (lookahead=on) ------------------------------------ */
+
+/* MCTS-MS (Baier and Winands, "MCTS-Minimax Hybrids", IEEE TCIAIG 7(2),
+ * 2015): a shallow minimax search at a tree node proves what the solver
+ * would otherwise learn only after expanding every child, and the
+ * playouts' noise around a threat in one vanishes from the values above.
+ * On a node's second visit (its first playout is done) in a two-player
+ * game, with one decider d: a move of d that ends the game with d's goal
+ * 100 proves a win; if every move of d ends the game lost for d (d 0, the
+ * other 100) or lets the other reply so, the node is proven lost. Both are
+ * the solver's own rules applied to children that are not yet in the tree
+ * (try_solve), so the values are the ones it would reach. The check costs
+ * n + n^2 next states for n moves at most once per node. */
+#define LOOKAHEAD_VISITS 1
+
+static bool la_terminal(engine_t *e, int i, const move_id_t *joint, game_ctx_t *from)
+{
+    game_next(from, joint, e->la_st[i]);
+    game_ctx_set_state(e->la_ctx[i], e->la_st[i]);
+    return game_is_terminal(e->la_ctx[i]);
+}
+
+static bool la_lost(game_ctx_t *c, uint32_t d) { return game_goal(c, d) == 0 && game_goal(c, 1 - d) == 100; }
+
+/* e->ctx at the node, gather_legal done with one decider: true with the
+ * node's exact values in e->z when the check proves it. */
+static bool lookahead_proves(engine_t *e)
+{
+    uint32_t d = e->dec[0], o = 1 - d, n = e->n_legal[d];
+    const move_id_t *m = e->legal[d];
+    game_ctx_t *c1 = e->la_ctx[0], *c2 = e->la_ctx[1];
+    e->st.la_checks++;
+    e->la_j[o] = e->joint[o];
+    bool all_lost = true; /* every move seen so far loses at once or may lose in two */
+    for (uint32_t i = 0; i < n; i++) { /* a win in one */
+        e->la_j[d] = m[i];
+        if (!la_terminal(e, 0, e->la_j, e->ctx)) continue;
+        if (game_goal(c1, d) >= 100) {
+            for (uint32_t r = 0; r < 2; r++) {
+                int g = game_goal(c1, r);
+                e->z[r] = g >= 0 ? g / 100.0 : 0.0; /* as rewards_terminal */
+            }
+            e->st.la_proofs++;
+            return true;
+        }
+        if (!la_lost(c1, d)) all_lost = false;
+    }
+    for (uint32_t i = 0; i < n && all_lost; i++) { /* a loss to every move */
+        e->la_j[d] = m[i];
+        if (la_terminal(e, 0, e->la_j, e->ctx)) continue; /* lost: seen above */
+        const move_id_t *rm, *dm;
+        uint32_t nr = game_legal(c1, o, &rm), ndm = game_legal(c1, d, &dm);
+        if (ndm != 1 || nr == 0) return false; /* d decides again: not a reply */
+        move_id_t j[2];
+        j[d] = dm[0];
+        bool lost = false;
+        for (uint32_t a = 0; a < nr && !lost; a++) {
+            j[o] = rm[a];
+            lost = la_terminal(e, 1, j, c1) && la_lost(c2, d);
+        }
+        all_lost = lost;
+    }
+    if (!all_lost) return false;
+    e->z[d] = 0;
+    e->z[o] = 1;
+    e->st.la_proofs++;
+    return true;
 }
 
 /* ---- selection (spec §4.1, §4.3, §4.6, §5) ------------------------------ */
@@ -822,6 +900,11 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
         int nd = gather_legal(e);
         if (nd < 0) {
             rewards_cut(e);
+            return;
+        }
+        if (e->la_ctx[0] && nd == 1 && x != e->root && node_visits(p, x) == LOOKAHEAD_VISITS &&
+            lookahead_proves(e)) {
+            mark_solved(e, x, e->z); /* like a terminal state: its values are backed up */
             return;
         }
         node_lock(e, x);

@@ -114,6 +114,7 @@ struct search_spec {
     double bias, ref, c, eps, decay, seconds;
     bool mast, share, check;
     bool nst;          /* N-gram (2-gram) statistics beside MAST's in playouts */
+    bool lookahead;    /* match rows: two-ply win/loss check at tree nodes (engine.c) */
     bool solver, reuse, ponder, nested; /* match rows (compete) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;
@@ -403,6 +404,7 @@ typedef struct engine_stats {
     uint64_t reused;      /* root visits kept from earlier searches (tree reuse) */
     uint64_t recycled0;   /* the pool's recycled count when the search began */
     bool root_solved;     /* the root's value is exact (solver) */
+    uint64_t la_checks, la_proofs; /* lookahead: nodes checked, proven by it */
     uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
     const char *check_msg;
 } engine_stats_t;
@@ -466,6 +468,11 @@ typedef struct engine {
     game_state_t *tmp_state[2]; /* tree reuse: states of candidate new roots */
     uint32_t root;
     bool solver;             /* match rows with solver=on */
+    /* lookahead=on (two players, solver on): scratch contexts and states of
+     * the two-ply check, else NULL */
+    game_ctx_t *la_ctx[2];
+    game_state_t *la_st[2];
+    move_id_t la_j[2];
     /* per path node: who moved there (a role, PI_FORCED or PI_SIMUL) and how
      * many edges it has (the solver proves a node from its children) */
     uint32_t *pmover, *pmoves;

@@ -77,8 +77,9 @@ const variant_t *variant_find(const char *name, size_t len)
 typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
     K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
-    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, N_KEYS
+    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, K_LOOKAHEAD, N_KEYS
 } key_id_t;
+_Static_assert(N_KEYS <= 32, "search_spec_t.set holds one bit per key");
 
 typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF, KT_PLAYOUT, KT_LIST } key_type_t;
 
@@ -166,6 +167,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_NST] = {"nst", KT_ONOFF, 0, 1, "off",
                "N-grams: MAST's choice also weighs the 2-gram (previous step's move, move) of >= 7 visits (Tak et al. 2012)",
                ap_search},
+    [K_LOOKAHEAD] = {"lookahead", KT_ONOFF, 0, 1, "off",
+                     "two players, solver on: a node's second visit looks two plies ahead, proving a win in one or a loss to every move (MCTS-MS, Baier and Winands 2015)",
+                     ap_match},
 };
 
 /* The default strategy set of playout=switch (spec §14.2): mast,
@@ -261,6 +265,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else if (id == K_PONDER) s->ponder = on;
         else if (id == K_NESTED) s->nested = on;
         else if (id == K_NST) s->nst = on;
+        else if (id == K_LOOKAHEAD) s->lookahead = on;
         else s->check = on;
         return true;
     }
@@ -391,6 +396,10 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
     }
     if (s->nst && !s->mast) {
         fail(err, elen, "%s: nst weighs MAST's choice, which mast=off turns off", v->name);
+        return false;
+    }
+    if (s->lookahead && !s->solver) {
+        fail(err, elen, "%s: lookahead proves nodes for the solver, which solver=off turns off", v->name);
         return false;
     }
     if ((s->set & ((1u << K_STRATEGIES) | (1u << K_B))) && s->playout != PLAYOUT_SWITCH) {
@@ -536,6 +545,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_PONDER: fputs(s->ponder ? "on" : "off", out); break;
     case K_NESTED: fputs(s->nested ? "on" : "off", out); break;
     case K_NST: fputs(s->nst ? "on" : "off", out); break;
+    case K_LOOKAHEAD: fputs(s->lookahead ? "on" : "off", out); break;
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;

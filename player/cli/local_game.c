@@ -33,6 +33,8 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
             (unsigned long long)rep->bytes_per_node, (unsigned long long)rep->bytes_peak, rep->value, rep->seconds);
     if (rep->recycled) fprintf(out, " recycled=%llu", (unsigned long long)rep->recycled);
     if (rep->capped) fprintf(out, " capped=%llu", (unsigned long long)rep->capped);
+    if (rep->la_checks)
+        fprintf(out, " lookahead=%llu/%llu", (unsigned long long)rep->la_proofs, (unsigned long long)rep->la_checks);
     bool any = false; /* playout=switch: how often each strategy was chosen (grave-spec §14.2) */
     for (uint32_t i = 0; i < SEARCH_MAX_STRATEGIES && search_strategy_name(i); i++)
         if (rep->strategy[i]) {

@@ -102,6 +102,24 @@ static double minimax(tgame_t *t, const game_state_t *st, uint32_t r, int depth)
     return best;
 }
 
+/* ticTacToe (false: not in ../shared) after x centre, o corner, x the
+ * opposite corner: o to move draws with a corner and loses with an edge (x
+ * then has a fork, or a win). */
+static bool ttt_fork_load(tgame_t *t)
+{
+    if (!tg_load(t, st_shared_game("ticTacToe.kif"))) return false;
+    const char *line[][2] = {{"(mark 2 2)", "noop"}, {"noop", "(mark 1 1)"}, {"(mark 3 3)", "noop"}};
+    game_ctx_set_state(t->ctx, t->st);
+    for (size_t i = 0; i < 3; i++) {
+        move_id_t joint[2];
+        assert_true(game_move_from_text(t->ctx, 0, line[i][0], strlen(line[i][0]), &joint[0]));
+        assert_true(game_move_from_text(t->ctx, 1, line[i][1], strlen(line[i][1]), &joint[1]));
+        game_ctx_play(t->ctx, joint);
+    }
+    game_state_copy(t->g, t->st, game_ctx_state(t->ctx));
+    return true;
+}
+
 /* Every proven root child of a ticTacToe search carries its exact value;
  * and over many small budgets the move chosen is never a proven loss while
  * a move not proven lost exists. */
@@ -109,20 +127,10 @@ static void test_solver_exact_and_no_proven_loss(void **state)
 {
     (void)state;
     tgame_t t;
-    if (!tg_load(&t, st_shared_game("ticTacToe.kif"))) {
+    if (!ttt_fork_load(&t)) {
         skip();
         return;
     }
-    /* x centre, o corner, x the opposite corner: o draws with a corner and
-     * loses with an edge */
-    const char *line[][2] = {{"(mark 2 2)", "noop"}, {"noop", "(mark 1 1)"}, {"(mark 3 3)", "noop"}};
-    for (size_t i = 0; i < 3; i++) {
-        move_id_t joint[2];
-        assert_true(game_move_from_text(t.ctx, 0, line[i][0], strlen(line[i][0]), &joint[0]));
-        assert_true(game_move_from_text(t.ctx, 1, line[i][1], strlen(line[i][1]), &joint[1]));
-        game_ctx_play(t.ctx, joint);
-    }
-    game_state_copy(t.g, t.st, game_ctx_state(t.ctx));
     uint32_t proven = 0, lost_avoided = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
         search_spec_t *sp;
@@ -205,6 +213,88 @@ static void test_solver_simultaneous(void **state)
         search_spec_free(sp);
     }
     tg_free(&t);
+}
+
+/* ---- two-ply lookahead (lookahead=on) ------------------------------------------ */
+
+/* Every solved node below n (state st) holds its minimax value for both
+ * roles; returns how many were checked. */
+static uint32_t check_solved_below(tgame_t *t, const engine_t *e, uint32_t n, const game_state_t *st)
+{
+    uint32_t checked = 0;
+    game_state_t *nx = game_state_new(t->g);
+    for (uint32_t c = e->pool->nodes[n].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+        game_ctx_set_state(t->ctx, st);
+        move_id_t joint[2];
+        for (uint32_t q = 0; q < 2; q++) {
+            const move_id_t *ms;
+            uint32_t k = game_legal(t->ctx, q, &ms);
+            joint[q] = k >= 2 ? e->pool->nodes[c].edge : ms[0];
+        }
+        game_next(t->ctx, joint, nx);
+        if (e->pool->nodes[c].solved) {
+            for (uint32_t r = 0; r < 2; r++) {
+                double exact = minimax(t, nx, r, 0);
+                if (fabs(node_value(e, c, r) - exact) > 1e-3)
+                    fail_msg("a solved node valued %.3f for role %u, minimax %.3f", node_value(e, c, r), r, exact);
+            }
+            checked++;
+        }
+        checked += check_solved_below(t, e, c, nx);
+    }
+    game_state_free(nx);
+    return checked;
+}
+
+/* lookahead=on proves nodes (a win in one, a loss to every move) that
+ * carry their exact minimax values, and at small budgets more of the root's
+ * children are proven than by the solver alone: o's four edge moves lose in
+ * two plies. */
+static void test_lookahead_proves_exactly(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!ttt_fork_load(&t)) {
+        skip();
+        return;
+    }
+    uint32_t proven[2] = {0, 0}, checked = 0;
+    uint64_t proofs = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++)
+        for (int on = 0; on < 2; on++) {
+            search_spec_t *sp;
+            searcher_t *s = new_searcher(&t, 1, on ? "compete:playouts=60,lookahead=on" : "compete:playouts=60", seed, &sp);
+            search_report_t rep;
+            searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+            engine_t *e = searcher_engine(s, 0);
+            for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+                proven[on] += e->pool->nodes[c].solved;
+            checked += check_solved_below(&t, e, e->root, t.st);
+            if (!on) assert_int_equal(rep.la_checks, 0);
+            else proofs += rep.la_proofs;
+            searcher_free(s);
+            search_spec_free(sp);
+        }
+    print_message("note: root children proven %u / %u (lookahead on / off), %u solved nodes checked\n", proven[1],
+                  proven[0], checked);
+    assert_true(proofs > 0);
+    assert_true(checked > 0);
+    if (proven[1] <= proven[0]) fail_msg("root children proven: %u with lookahead, %u without", proven[1], proven[0]);
+    tg_free(&t);
+}
+
+/* The key's rules: compete only, and not without the solver. */
+static void test_lookahead_spec(void **state)
+{
+    (void)state;
+    char err[256];
+    search_spec_t *sp = search_spec_parse("compete:lookahead=on,solver=off", err, sizeof err);
+    assert_null(sp);
+    assert_non_null(strstr(err, "solver"));
+    assert_null(search_spec_parse("grave:lookahead=on", err, sizeof err));
+    sp = search_spec_parse("compete:lookahead=on", err, sizeof err);
+    assert_non_null(sp);
+    search_spec_free(sp);
 }
 
 /* ---- tree reuse ------------------------------------------------------------------ */
@@ -525,6 +615,8 @@ int main(void)
         cmocka_unit_test(test_solver_proves_win),
         cmocka_unit_test(test_solver_exact_and_no_proven_loss),
         cmocka_unit_test(test_solver_simultaneous),
+        cmocka_unit_test(test_lookahead_proves_exactly),
+        cmocka_unit_test(test_lookahead_spec),
         cmocka_unit_test(test_tree_reuse),
         cmocka_unit_test(test_memory_bound_long_match),
         cmocka_unit_test(test_single_player_best_line),
