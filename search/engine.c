@@ -421,7 +421,8 @@ static void solve_up(engine_t *e)
  * other 100) or lets the other reply so, the node is proven lost. Both are
  * the solver's own rules applied to children that are not yet in the tree
  * (try_solve), so the values are the ones it would reach. The check costs
- * n + n^2 next states for n moves at most once per node. */
+ * n next states for n moves, plus the replies of the moves seen while all
+ * of them lose (n^2 at most), at most once per node. */
 #define LOOKAHEAD_VISITS 1
 
 static bool la_terminal(engine_t *e, int i, const move_id_t *joint, game_ctx_t *from)
@@ -442,32 +443,34 @@ static bool lookahead_proves(engine_t *e)
     game_ctx_t *c1 = e->la_ctx[0], *c2 = e->la_ctx[1];
     e->st.la_checks++;
     e->la_j[o] = e->joint[o];
-    bool all_lost = true; /* every move seen so far loses at once or may lose in two */
-    for (uint32_t i = 0; i < n; i++) { /* a win in one */
+    /* One pass: each move's next state once; the replies only while every
+     * move so far loses, a win in one wherever it comes. */
+    bool all_lost = true; /* every move seen so far loses at once or to a reply */
+    for (uint32_t i = 0; i < n; i++) {
         e->la_j[d] = m[i];
-        if (!la_terminal(e, 0, e->la_j, e->ctx)) continue;
-        if (game_goal(c1, d) >= 100) {
-            for (uint32_t r = 0; r < 2; r++) {
-                int g = game_goal(c1, r);
-                e->z[r] = g >= 0 ? g / 100.0 : 0.0; /* as rewards_terminal */
+        if (la_terminal(e, 0, e->la_j, e->ctx)) {
+            if (game_goal(c1, d) >= 100) { /* a win in one */
+                for (uint32_t r = 0; r < 2; r++) {
+                    int g = game_goal(c1, r);
+                    e->z[r] = g >= 0 ? g / 100.0 : 0.0; /* as rewards_terminal */
+                }
+                e->st.la_proofs++;
+                return true;
             }
-            e->st.la_proofs++;
-            return true;
+            all_lost = all_lost && la_lost(c1, d);
+            continue;
         }
-        if (!la_lost(c1, d)) all_lost = false;
-    }
-    for (uint32_t i = 0; i < n && all_lost; i++) { /* a loss to every move */
-        e->la_j[d] = m[i];
-        if (la_terminal(e, 0, e->la_j, e->ctx)) continue; /* lost: seen above */
+        if (!all_lost) continue;
         const move_id_t *rm, *dm;
         uint32_t nr = game_legal(c1, o, &rm), ndm = game_legal(c1, d, &dm);
-        if (ndm != 1 || nr == 0) return false; /* d decides again: not a reply */
-        move_id_t j[2];
-        j[d] = dm[0];
         bool lost = false;
-        for (uint32_t a = 0; a < nr && !lost; a++) {
-            j[o] = rm[a];
-            lost = la_terminal(e, 1, j, c1) && la_lost(c2, d);
+        if (ndm == 1 && nr > 0) { /* else d decides again: not a reply */
+            move_id_t j[2];
+            j[d] = dm[0];
+            for (uint32_t a = 0; a < nr && !lost; a++) {
+                j[o] = rm[a];
+                lost = la_terminal(e, 1, j, c1) && la_lost(c2, d);
+            }
         }
         all_lost = lost;
     }
