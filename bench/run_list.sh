@@ -9,7 +9,7 @@
 #
 # usage: bench/run_list.sh LIST CORE [TAG...]   (no TAG: every line in order)
 #   CORE: the first core to pin to (a line needing 2 cores takes CORE and CORE+1)
-# env:   GGP=build/release/player/ggp  OUT=bench/results  GAMES=(200 or 100, per list)
+# env:   GGP=build/release/player/ggp  OUT=bench/results  GAMES=(the list's "# games: N")
 #        SHARED=../shared/games (for games written shared:NAME.kif)
 # On a cluster, the same tournament sharded: bench/slurm/submit.sh.
 set -euo pipefail
@@ -25,10 +25,9 @@ list=$1
 core=$2
 shift 2
 [ -x "$GGP" ] || { echo "run_list.sh: no ggp binary at $GGP (build first)" >&2; exit 2; }
-case $(basename "$list") in
-  compete_t200.txt) games=${GAMES:-200} ;;
-  *) games=${GAMES:-100} ;;
-esac
+# the list's own game count: a line "# games: N" (default 100)
+listed=$(sed -n 's/^# games: *\([0-9][0-9]*\) *$/\1/p' "$list" | head -1)
+games=${GAMES:-${listed:-100}}
 lines=$(grep -v '^#' "$list" | grep -v '^[[:space:]]*$')
 for t in "$@"; do
   grep -q "^$t " <<<"$lines" || { echo "run_list.sh: no line $t in $list" >&2; exit 2; }
