@@ -6,7 +6,7 @@
 # each with its merge job, through
 # bench/slurm/submit.sh, wait for them, check that the merged result and
 # per-game CSV equal those of the unsharded run (same seeds; all but the
-# a_seconds column), then stop the daemons. Needs root (CI is root on a
+# a_seconds and b_seconds columns), then stop the daemons. Needs root (CI is root on a
 # fresh Debian 12); installs slurm-wlm and munge if missing.
 #
 # GGP_SKIP_SLURM=1   skip (local runs)

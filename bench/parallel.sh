@@ -4,7 +4,7 @@
 # robin (roundrobin FILE.kif --player SPEC ... --games-per-pair G ...)
 # split into SHARDS shards run by GNU parallel, then merged
 # (bench/merge_shards.sh): OUTDIR/shard_I.csv per shard, OUTDIR/result.txt,
-# OUTDIR/merged.csv (and OUTDIR/plot.svg for a sweep). The merged result
+# OUTDIR/merged.csv (and OUTDIR/plot.svg for a sweep or a round robin). The merged result
 # equals the unsharded run's with the same --seed, game by game.
 #
 # Shards run with --resume: after a crash or a kill, the same command plays

@@ -139,7 +139,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_SEED] = {"seed", KT_INT, 0, 18446744073709551615.0, "0", "random seed (same seed and budget, same move)", ap_all},
     [K_THREADS] = {"threads", KT_INT, 1, 64, "1", "workers: root-parallel for mc, uct, grave, rave (playouts shared out); one shared tree for compete",
                    ap_threads},
-    [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys)", ap_amaf},
+    [K_AMAF] = {"amaf", KT_AMAF, 0, 0, "auto", "AMAF tables: dense, sparse, or auto (dense if <= 1024 keys; compete: 4096)", ap_amaf},
     [K_CHECK] = {"check", KT_ONOFF, 0, 1, "off", "verify the LRU invariants after every iteration (debugging)", ap_search},
     [K_SOLVER] = {"solver", KT_ONOFF, 0, 1, "on", "MCTS solver: exact values of proven nodes, a proven win at once",
                   ap_match},

@@ -17,7 +17,8 @@ static void usage(FILE *out)
           out);
     for (const command_t *c = ggp_commands; c->name; c++) fprintf(out, "  %-11s %s\n", c->name, c->summary);
     fputs("\nWherever a command takes FILE.kif, the name of a native game (a game\n"
-          "written in C, 'ggp games': go9, go9:komi=6.5) works too.\n"
+          "written in C, 'ggp games': go9, go9:komi=6.5) works too, except in\n"
+          "'ggp match', which sends the rules' text to the players.\n"
           "'ggp COMMAND --help' describes a command's options.\n",
           out);
 }
