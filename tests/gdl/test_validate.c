@@ -96,6 +96,9 @@ static void test_golden_diagnostics(void **state)
     }
     free(names);
     assert_int_equal(failures, 0);
+    /* the texts were compared with what was just written: only the exit
+     * statuses were checked, so the run says it skipped the comparison */
+    if (update) skip();
 }
 
 /* A small valid game touching base/input, `or`-free negation, GDL-II names

@@ -35,14 +35,15 @@ static const char *tictactoe(void)
     return access(path, R_OK) == 0 ? path : NULL;
 }
 
-/* Whether this ggp was built with the game manager (libcurl). */
-static bool have_manager(void)
+/* Skips the test (cmocka's skip, so it is reported as skipped, not passed)
+ * unless this ggp was built with the game manager (libcurl). */
+static void require_manager(void)
 {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "%s match --help", GGP_BIN);
-    if (tu_run(cmd, NULL) == 0) return true;
+    if (tu_run(cmd, NULL) == 0) return;
     printf("note: ggp was built without libcurl (no 'ggp match'); skipping\n");
-    return false;
+    skip();
 }
 
 /* Run `ggp match` (bounded by `timeout`); returns its exit status and
@@ -119,10 +120,10 @@ static void test_full_match_between_two_players(void **state)
 {
     (void)state;
     const char *game = tictactoe();
-    if (!have_manager()) return;
+    require_manager();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
-        return;
+        skip();
     }
     serve_proc_t x, o;
     /* one player on each reasoner: the match is the same game to both */
@@ -173,10 +174,10 @@ static void test_silent_and_garbage_players(void **state)
 {
     (void)state;
     const char *game = tictactoe();
-    if (!have_manager()) return;
+    require_manager();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
-        return;
+        skip();
     }
     fake_player_t silent, garbage;
     assert_true(fake_start(&silent, FAKE_SILENT));
@@ -224,10 +225,10 @@ static void test_player_crashes_mid_match(void **state)
 {
     (void)state;
     const char *game = tictactoe();
-    if (!have_manager()) return;
+    require_manager();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
-        return;
+        skip();
     }
     serve_proc_t x, o;
     const char *extra[] = {"--margin-ms", "600", NULL};
@@ -303,7 +304,7 @@ static const char nogoal_game[] = "(role a) (role b)\n"
 static void test_rules_defects_abort_cleanly(void **state)
 {
     (void)state;
-    if (!have_manager()) return;
+    require_manager();
     const char *games[] = {defect_game, nogoal_game};
     const char *reasons[] = {"aborted: defect of the rules: role b has no legal move in state 1",
                              "aborted: defect of the rules: no goal value for role b in the final state"};
@@ -344,7 +345,7 @@ static void test_serve_real_game_uppercase(void **state)
     const char *game = tictactoe();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
-        return;
+        skip();
     }
     serve_proc_t s;
     const char *extra[] = {"--margin-ms", "800", NULL};
@@ -414,9 +415,12 @@ static void test_serve_rules_that_do_not_load(void **state)
 /* The game for a `ggp match` test, or NULL (saying why) to skip. */
 static const char *match_game(void)
 {
-    if (!have_manager()) return NULL;
+    require_manager();
     const char *game = tictactoe();
-    if (!game) printf("note: no ticTacToe game; skipping\n");
+    if (!game) {
+        printf("note: no ticTacToe game; skipping\n");
+        skip();
+    }
     return game;
 }
 
@@ -572,7 +576,7 @@ static void test_record_write_error(void **state)
     if (!game) return;
     if (access("/dev/full", W_OK) != 0) {
         printf("note: no /dev/full; skipping\n");
-        return;
+        skip();
     }
     snprintf(record_path, sizeof record_path, "/dev/full");
     char urls[2][64], *out;
@@ -594,7 +598,7 @@ static void test_serve_log_write_error(void **state)
     (void)state;
     if (access("/dev/full", W_OK) != 0) {
         printf("note: no /dev/full; skipping\n");
-        return;
+        skip();
     }
     char cmd[600], *out;
     snprintf(cmd, sizeof cmd, "timeout 60 %s serve --port 0 --bind 127.0.0.1 --log /dev/full", GGP_BIN);
@@ -629,7 +633,7 @@ static void test_usage_errors(void **state)
     assert_int_equal(tu_run(cmd, &out), 2);
     assert_non_null(strstr(out, "bad bind address"));
     free(out);
-    if (!have_manager()) return;
+    require_manager();
     snprintf(cmd, sizeof cmd, "%s match --help", GGP_BIN);
     assert_int_equal(tu_run(cmd, &out), 0);
     free(out);

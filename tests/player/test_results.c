@@ -503,13 +503,15 @@ static void test_merge_rejects(void **state)
     };
     expect_bad_fields("r0.csv", "badf", fields, sizeof fields / sizeof *fields);
     /* an outcome that does not follow from the goals */
-    char *flip = strstr(row3, ",win,") ? strstr(row3, ",win,") : strstr(row3, ",draw,");
-    if (flip) {
-        char row[1024];
-        snprintf(row, sizeof row, "%.*s,loss,%s", (int)(flip - row3), row3, strchr(flip + 1, ',') + 1);
-        with_line("r0.csv", "badf.csv", 3, row);
-        expect(2, "badf.csv:3: an outcome that does not follow from the goals", "results merge badf.csv");
-    }
+    const char *flip = NULL, *instead = NULL;
+    if ((flip = strstr(row3, ",win,"))) instead = "loss";
+    else if ((flip = strstr(row3, ",draw,"))) instead = "loss";
+    else if ((flip = strstr(row3, ",loss,"))) instead = "win";
+    assert_non_null(flip); /* every row has one of the three outcomes */
+    char row[1024];
+    snprintf(row, sizeof row, "%.*s,%s,%s", (int)(flip - row3), row3, instead, strchr(flip + 1, ',') + 1);
+    with_line("r0.csv", "badf.csv", 3, row);
+    expect(2, "badf.csv:3: an outcome that does not follow from the goals", "results merge badf.csv");
     /* a NUL byte, an empty file, a missing file, binary garbage */
     FILE *f = fopen(path("nul.csv"), "w");
     fputs(good, f);

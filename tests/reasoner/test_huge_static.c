@@ -186,8 +186,7 @@ static void test_free_auto_budget(void **state)
 static void test_corpus_sudoku(void **state)
 {
     (void)state;
-    const char *dir = tu_shared("games");
-    if (!dir) return;
+    const char *dir = tu_shared_or_skip("games");
     char path[4096];
     snprintf(path, sizeof path, "%s/sudokuGrade1.kif", dir);
     tu_rules_t l;

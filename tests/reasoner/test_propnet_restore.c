@@ -52,10 +52,7 @@ static void run_game(const char *dir, const char *name, uint64_t seed)
     snprintf(path, sizeof path, "%s/%s.kif", dir, name);
     const char *err;
     src_t *src = src_read_file(path, &err);
-    if (!src) {
-        printf("note: cannot read %s (%s); skipped\n", path, err);
-        return;
-    }
+    if (!src) fail_msg("cannot read %s (%s)", path, err); /* listed: must be there */
     tu_diag_t td;
     tu_diag_open(&td);
     unsigned errors;
@@ -67,9 +64,8 @@ static void run_game(const char *dir, const char *name, uint64_t seed)
     game_options_t opt = {.engine = ENGINE_PROPNET, .quiet = true};
     game_t *g = game_compile(prog, &opt, &td.d);
     tu_diag_close(&td);
-    if (!g) {
-        printf("note: the propnet does not ground %s; skipped\n", name);
-    } else {
+    if (!g) fail_msg("the propnet does not ground %s", name); /* each listed game grounds */
+    {
         uint32_t nr = game_num_roles(g);
         move_id_t *joint = calloc(nr, sizeof *joint);
         game_state_t *pool[POOL];
