@@ -7,9 +7,10 @@
  * (illegal) entry. A reply is on time by construction now (the handler
  * never waits past its deadline); a legal one needs the rules loaded and
  * our 2.56 M moves listed: under ASan with both players on two cores that
- * is 12 s of the 18 the clocks give, hence the 10 s play clock. A CE (a
- * PLAY answered on time while the rules are still loading) is reported,
- * not failed. Bounded by `timeout 90`. */
+ * is 12 s of the 18 the clocks give, hence the 10 s play clock. A PLAY
+ * answered on time while the rules are still loading (noop, logged as a
+ * guess: seen with CI pinned to one core) is reported, not failed.
+ * Bounded by `timeout 90`. */
 #include "testutil.h"
 
 #include <unistd.h>
@@ -46,8 +47,16 @@ static void test_huge_move_sets_reply_on_time(void **state)
     int rows;
     int n = json_strings(json, "errors", &errors, &rows);
     assert_true(n >= 2);
+    /* A player whose rules are still loading at a PLAY (an overloaded
+     * machine: one core for both players, the manager and other tests)
+     * answers on time with a guess, noop, and logs it: that is the
+     * designed fallback, reported here. Any other illegal reply fails, as
+     * does every late one. */
+    int guesses = count_lines_with(log1, ": a guess") + count_lines_with(log2, ": a guess"), noops = 0;
     for (int i = 0; i < n; i++)
-        if (!strcmp(errors[i], "TO") || !strncmp(errors[i], "IL", 2))
+        if (!strcmp(errors[i], "IL noop") && ++noops <= guesses)
+            printf("note: record error %d: '%s', a player's logged guess while its rules loaded\n", i, errors[i]);
+        else if (!strcmp(errors[i], "TO") || !strncmp(errors[i], "IL", 2))
             fail_msg("record error %d: '%s' (player logs in %s)", i, errors[i], procs_tmpdir());
         else if (errors[i][0])
             printf("note: record error %d: '%s'\n", i, errors[i]);
