@@ -233,7 +233,8 @@ static void test_solver_simultaneous(void **state)
             engine_t *e = searcher_engine(s, 0);
             assert_null(pool_check(e->pool, 0, NULL, 0));
             uint32_t here = check_simul_solved(e);
-            if (gi == 1 && here == 0) fail_msg("seed %llu: no first-round node of sim_first proven", (unsigned long long)seed);
+            if (gi == 1 && here == 0)
+                fail_msg("seed %llu: no first-round node of sim_first proven", (unsigned long long)seed);
             proven += here;
             searcher_free(s);
             search_spec_free(sp);
