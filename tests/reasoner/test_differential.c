@@ -26,7 +26,7 @@ static bool load_game(const char *path, loaded_game_t *l)
     const char *err;
     l->src = src_read_file(path, &err);
     if (!l->src) {
-        printf("note: cannot read %s (%s); skipped\n", path, err);
+        printf("cannot read %s (%s)\n", path, err); /* the caller fails */
         return false;
     }
     l->prog = tu_gdl_load(l->src, path, false, &l->syms, &l->info);
