@@ -52,10 +52,7 @@ static void test_match_under_hostile_connections(void **state)
     (void)state;
     char game[512];
     snprintf(game, sizeof game, "%s/games/tictactoe.kif", GGP_SOURCE_DIR);
-    if (tu_run(GGP_BIN " match --help", NULL) != 0) {
-        printf("note: ggp was built without libcurl (no 'ggp match'); skipping\n");
-        skip();
-    }
+    procs_require_manager();
     /* Two players' children inherit the raised limit; the rest of the
      * budget is for this process's hostile sockets and the match. */
     int budget = hostile_fd_budget(200);

@@ -35,17 +35,6 @@ static const char *tictactoe(void)
     return access(path, R_OK) == 0 ? path : NULL;
 }
 
-/* Skips the test (cmocka's skip, so it is reported as skipped, not passed)
- * unless this ggp was built with the game manager (libcurl). */
-static void require_manager(void)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "%s match --help", GGP_BIN);
-    if (tu_run(cmd, NULL) == 0) return;
-    printf("note: ggp was built without libcurl (no 'ggp match'); skipping\n");
-    skip();
-}
-
 /* Run `ggp match` (bounded by `timeout`); returns its exit status and
  * output in *out. */
 /* --out of run_match when set, else rec.json in the test's folder */
@@ -120,7 +109,7 @@ static void test_full_match_between_two_players(void **state)
 {
     (void)state;
     const char *game = tictactoe();
-    require_manager();
+    procs_require_manager();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
         skip();
@@ -174,7 +163,7 @@ static void test_silent_and_garbage_players(void **state)
 {
     (void)state;
     const char *game = tictactoe();
-    require_manager();
+    procs_require_manager();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
         skip();
@@ -225,7 +214,7 @@ static void test_player_crashes_mid_match(void **state)
 {
     (void)state;
     const char *game = tictactoe();
-    require_manager();
+    procs_require_manager();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
         skip();
@@ -304,7 +293,7 @@ static const char nogoal_game[] = "(role a) (role b)\n"
 static void test_rules_defects_abort_cleanly(void **state)
 {
     (void)state;
-    require_manager();
+    procs_require_manager();
     const char *games[] = {defect_game, nogoal_game};
     const char *reasons[] = {"aborted: defect of the rules: role b has no legal move in state 1",
                              "aborted: defect of the rules: no goal value for role b in the final state"};
@@ -415,7 +404,7 @@ static void test_serve_rules_that_do_not_load(void **state)
 /* The game for a `ggp match` test, or NULL (saying why) to skip. */
 static const char *match_game(void)
 {
-    require_manager();
+    procs_require_manager();
     const char *game = tictactoe();
     if (!game) {
         printf("note: no ticTacToe game; skipping\n");
@@ -633,10 +622,7 @@ static void test_usage_errors(void **state)
     assert_int_equal(tu_run(cmd, &out), 2);
     assert_non_null(strstr(out, "bad bind address"));
     free(out);
-    require_manager();
-    snprintf(cmd, sizeof cmd, "%s match --help", GGP_BIN);
-    assert_int_equal(tu_run(cmd, &out), 0);
-    free(out);
+    procs_require_manager();
     const char *game = tictactoe();
     if (game) {
         snprintf(cmd, sizeof cmd, "%s match %s --startclock 1 --playclock 1 http://127.0.0.1:1/", GGP_BIN, game);
