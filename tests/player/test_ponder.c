@@ -114,8 +114,13 @@ static void test_ponder_grows_tree(void **state)
            (unsigned long long)on.play_nodes, (unsigned long long)on.ponder_nodes);
     assert_true(off.play_nodes != UINT64_MAX && on.play_nodes != UINT64_MAX);
     assert_true(off.ponder_playouts == UINT64_MAX);
-    assert_true(on.ponder_playouts != UINT64_MAX && on.ponder_playouts >= 1000);
-    assert_true(on.ponder_nodes > on.play_nodes + 1000);
+    /* How many playouts a second holds depends on the machine (CI runs
+     * this under ThreadSanitizer on a loaded core: 678 seen), so the test
+     * asserts that pondering happened and that its playouts are what grew
+     * the tree, not a rate. */
+    assert_true(on.ponder_playouts != UINT64_MAX && on.ponder_playouts >= 1);
+    assert_true(on.ponder_nodes > on.play_nodes);
+    assert_true(on.ponder_nodes <= on.play_nodes + on.ponder_playouts);
 }
 
 int main(void)
