@@ -16,6 +16,6 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   seeds=tests/fuzz/seeds/${name#fuzz_}
   echo "fuzz: $name for ${secs}s"
-  "$t" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  "$t" -max_total_time="$secs" -max_len=65536 -timeout=30 -rss_limit_mb=2048 \
        "$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds" )} 2>&1 | tail -n 3
 done

@@ -62,7 +62,9 @@ static void test_match_under_hostile_connections(void **state)
         skip();
     }
     serve_proc_t x, o;
-    const char *extra[] = {"--margin-ms", "600", "--engine", "rules", NULL};
+    /* One search thread each: the test is about connections, and a loaded
+     * sanitizer run must still reply well inside the grace. */
+    const char *extra[] = {"--margin-ms", "600", "--engine", "rules", "--player", "compete:threads=1", NULL};
     assert_true(serve_start(&x, tmp_path("x.log"), extra));
     assert_true(serve_start(&o, tmp_path("o.log"), extra));
     static hostile_t h; /* 2048 slots: too big for the stack */
@@ -73,7 +75,7 @@ static void test_match_under_hostile_connections(void **state)
     info_answered(o.port);
 
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "timeout 60 %s match %s --startclock 2 --playclock 1 --grace-ms 500 --out %s %s %s",
+    snprintf(cmd, sizeof cmd, "timeout 60 %s match %s --startclock 2 --playclock 1 --grace-ms 1500 --out %s %s %s",
              GGP_BIN, game, tmp_path("rec.json"), x.url, o.url);
     char *out = NULL;
     int rc = tu_run(cmd, &out);

