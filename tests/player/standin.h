@@ -6,8 +6,9 @@
  * (limit N) (default 3) and (broken), which makes loading fail. The state
  * is a counter; every role may play noop, (inc 1) or (inc 2) (any case);
  * the joint move adds the increments; the game ends when the counter
- * reaches the limit. choose() searches "until" its deadline or stop flag,
- * or, with ignore_stop, sleeps for overrun_ms past the deadline, to test
+ * reaches the limit. choose() searches "until" its deadline or stop flag
+ * (or search_ms, when set: a quick engine, so that tests of the normal
+ * path can give long clocks and still run fast), or, with ignore_stop, sleeps for overrun_ms past the deadline, to test
  * the fallback move. It answers (inc 1). apply_ms, legal_ms and load_ms
  * make the rules slow to apply a move, to list the legal ones, to load. */
 #ifndef GGP_TESTS_PLAYER_STANDIN_H
@@ -31,6 +32,7 @@ typedef struct standin_cfg {
     /* Rules that are slow to apply a move or to list the legal ones
      * (apply() and random_move() sleep this long). */
     _Atomic uint64_t apply_ms, legal_ms, load_ms;
+    _Atomic uint64_t search_ms; /* 0: a search lasts to its deadline or stop */
     atomic_int legals;  /* random_move() calls finished */
     atomic_int applies; /* apply() calls finished */
     atomic_int loaded;  /* load() calls finished */
@@ -144,7 +146,9 @@ static inline const char *standin_choose(engine_match_t *m, void *snap, deadline
         while (!deadline_passed(deadline)) tu_sleep_ms(1);
         tu_sleep_ms(c->overrun_ms);
     } else {
-        while (!deadline_passed(deadline) && !atomic_load(stop)) tu_sleep_ms(1);
+        uint64_t t0 = clock_now_ns(), quick_ns = atomic_load(&c->search_ms) * 1000000ULL;
+        while (!deadline_passed(deadline) && !atomic_load(stop) && !(quick_ns && clock_now_ns() - t0 >= quick_ns))
+            tu_sleep_ms(1);
         if (atomic_load(stop)) atomic_fetch_add(&c->stopped, 1);
     }
     snprintf(info, info_len, "stand-in search from %d", *(int *)snap);
