@@ -8,8 +8,8 @@
  * the joint move adds the increments; the game ends when the counter
  * reaches the limit. choose() searches "until" its deadline or stop flag
  * (or search_ms, when set: a quick engine, so that tests of the normal
- * path can give long clocks and still run fast), or, with ignore_stop, sleeps for overrun_ms past the deadline, to test
- * the fallback move. It answers (inc 1). apply_ms, legal_ms and load_ms
+ * path can give long clocks and still run fast), or, with ignore_stop,
+ * sleeps for overrun_ms past the deadline, to test the fallback move. It answers (inc 1). apply_ms, legal_ms and load_ms
  * make the rules slow to apply a move, to list the legal ones, to load. */
 #ifndef GGP_TESTS_PLAYER_STANDIN_H
 #define GGP_TESTS_PLAYER_STANDIN_H

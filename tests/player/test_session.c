@@ -21,11 +21,6 @@ typedef struct fixture {
     FILE *log;
 } fixture_t;
 
-/* A fixture whose stand-in search ends after 20 ms: for the tests of the
- * normal path, whose 3 s clocks leave a loaded sanitizer run seconds to
- * schedule the loader and the search, and still reply in tens of ms. */
-static fixture_t *fx_quick(uint64_t margin_ms);
-
 static fixture_t *fx_new(uint64_t margin_ms, bool ignore_stop, uint64_t overrun_ms)
 {
     fixture_t *f = calloc(1, sizeof *f);
@@ -38,6 +33,9 @@ static fixture_t *fx_new(uint64_t margin_ms, bool ignore_stop, uint64_t overrun_
     return f;
 }
 
+/* A fixture whose stand-in search ends after 20 ms: for the tests of the
+ * normal path, whose 3 s clocks leave a loaded sanitizer run seconds to
+ * schedule the loader and the search, and still reply in tens of ms. */
 static fixture_t *fx_quick(uint64_t margin_ms)
 {
     fixture_t *f = fx_new(margin_ms, false, 0);
