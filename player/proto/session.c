@@ -98,6 +98,9 @@ struct session {
     bool loading;
     char *loading_id;
     uint32_t loading_play_clock;
+    /* The guess while nothing is known: "noop" in the START's own
+     * spelling (Dresden upper-cases whole messages, §5.2). */
+    char noop[16];
     job_t *pending, *running;
     step_t *queue, **queue_tail, *stepping;
     /* Joint moves of PLAYs that came while the match's rules were still
@@ -404,6 +407,7 @@ session_t *session_new(const session_config_t *cfg)
     s->cfg = *cfg;
     s->queue_tail = &s->queue;
     s->early_tail = &s->early;
+    memcpy(s->noop, "noop", 5);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->log_mu, NULL);
     pthread_condattr_t ca;
@@ -662,6 +666,8 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     free(s->loading_id);
     s->loading_id = xstrdup(msg->match_id);
     s->loading_play_clock = msg->play_clock;
+    sym_t noop = msg->syms ? symtab_lookup(msg->syms, "noop", 4) : SYM_NONE;
+    snprintf(s->noop, sizeof s->noop, "%s", noop ? symtab_spelling(msg->syms, noop) : "noop");
     loader_t *ld = xcalloc(1, sizeof *ld);
     ld->refs = 2;
     ld->s = s;
@@ -744,7 +750,7 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
             s->early_tail = &st->next;
         }
         pthread_mutex_unlock(&s->mu);
-        set_answer(a, 200, "noop");
+        set_answer(a, 200, s->noop);
         snprintf(a->note, sizeof a->note, "rules still loading: a guess");
         return;
     }
@@ -790,7 +796,7 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         set_answer(a, 200, m->guess);
         snprintf(a->note, sizeof a->note, "step %u: state not computed in time, the last legal move known", n);
     } else {
-        set_answer(a, 200, "noop");
+        set_answer(a, 200, s->noop);
         snprintf(a->note, sizeof a->note, "step %u: state not computed in time and no legal move known: a guess", n);
     }
     if (!st->cancelled) post_ponder(s, m);

@@ -281,6 +281,21 @@ static void test_play_while_loading(void **state)
     fx_free(f);
 }
 
+/* The guess while the rules load is noop in the START's own spelling: a
+ * case-sensitive manager would refuse "noop" in a match sent in Dresden's
+ * upper case (shared/docs/gdl-protocol.md §5.2). */
+static void test_guess_while_loading_upper_case(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    atomic_store(&f->cfg.load_ms, 2000);
+    assert_string_equal(ask(f, "(START M1 RED ((ROLE RED) (LIMIT 50) (LEGAL RED NOOP)) 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(PLAY M1 NIL)", 200), "NOOP");
+    for (int i = 0; i < 5000 && atomic_load(&f->cfg.loaded) < 1; i++) tu_sleep_ms(1);
+    assert_string_equal(ask(f, "(ABORT M1)", 200), "done");
+    fx_free(f);
+}
+
 typedef struct async_ask {
     fixture_t *f;
     const char *msg;
@@ -451,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_slow_rules_reply_on_time),
         cmocka_unit_test(test_play_while_loading),
+        cmocka_unit_test(test_guess_while_loading_upper_case),
         cmocka_unit_test(test_info_and_abort_while_searching),
         cmocka_unit_test(test_close_answers_waiting_requests),
         cmocka_unit_test(test_newer_play_stops_stale_search),
