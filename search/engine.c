@@ -332,7 +332,8 @@ static void playout(engine_t *e)
  * (100) takes that child's values; a node whose every edge leads to a
  * solved child takes the best of them for its mover (a simultaneous node
  * only when all its children agree, since a matrix game's value needs mixed
- * strategies). W(n) is kept at value x V(n), so the mean stays exact. */
+ * strategies). A solved node's W holds its exact value and no longer
+ * accumulates (node_update); node_mean and the selection read it as is. */
 #define SOLVED_EPS 1e-4
 
 static inline bool is_solved(const pool_t *p, uint32_t n) { return node_solved(p, n); }
