@@ -749,8 +749,8 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
             *s->early_tail = st;
             s->early_tail = &st->next;
         }
+        set_answer(a, 200, s->noop); /* under the lock: the next START writes it */
         pthread_mutex_unlock(&s->mu);
-        set_answer(a, 200, s->noop);
         snprintf(a->note, sizeof a->note, "rules still loading: a guess");
         return;
     }
