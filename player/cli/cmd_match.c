@@ -22,7 +22,7 @@
 static const char match_help[] =
     "usage: ggp match FILE.kif --startclock S --playclock P [--out match.json]\n"
     "                 [--grace-ms G] [--connect-ms C] [--seed N] [--max-steps N]\n"
-    "                 [--verbose] [--quiet] URL...\n"
+    "                 [--engine E] [--verbose] [--quiet] URL...\n"
     "\n"
     "Run one match of the game in FILE.kif between GGP players reached over HTTP,\n"
     "one URL per role in the order of the role facts (e.g. http://127.0.0.1:9147/).\n"
@@ -40,6 +40,8 @@ static const char match_help[] =
     "  --connect-ms C   connect timeout (default 5000)\n"
     "  --seed N         seed of the substitute moves (default 1)\n"
     "  --max-steps N    abort a game longer than this (default 100000)\n"
+    "  --engine E       the manager's reasoner: auto (default), propnet or rules\n"
+    "                   (rules loads a monster's rules soonest)\n"
     "  --load-ms MS     load budget: past it the load fails naming the\n"
     "                   relation it was computing (default: none)\n"
     "  --memory MB      memory budget of loading (default 2048)\n"
@@ -195,6 +197,7 @@ int cmd_match(int argc, char **argv)
         CLI_OPT_U64("--connect-ms", &connect, 1, 600000),
         CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
         CLI_OPT_U64("--max-steps", &max_steps, 1, 100000000),
+        CLI_OPT_ENGINE(&opt.engine),
         CLI_OPT_BUDGETS(&opt),
     };
     cli_list_t args = {0}; /* the rule file, then the URLs */

@@ -276,6 +276,7 @@ static void test_match_options(void **state)
     USAGE("ggp match: bad value for --playclock: '0'", "match %s --startclock 1 --playclock 0 http://x", g);
     USAGE("ggp match: missing value for --out", "match %s --out", g);
     USAGE("ggp match: unknown option '--bogus'", "match %s --bogus", g);
+    USAGE("ggp match: bad value for --engine: 'fast'", "match %s --engine fast --startclock 1 --playclock 1 http://x", g);
 }
 
 /* serve's default threads= under a CPU quota (cgroup v2 cpu.max, v1). */
