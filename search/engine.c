@@ -576,8 +576,15 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
             if (c != NIL && e->solver && is_solved(e->pool, c)) {
                 /* exact: no exploration; a proven loss only if nothing else is left */
                 double sv = solved_value(e->pool, c, r);
-                argmax_offer(&am, &e->rng, m[i], sv <= SOLVED_EPS ? -1.0 : sv);
-                continue;
+                /* lostvisit=on: a proven loss is an ordinary move of mean 0
+                 * (its W is the value, 0) whose AMAF still weighs, so it is
+                 * visited, and backs up its loss, as often as without the
+                 * solver: a test of whether never visiting proven losses
+                 * makes the parents' means too hopeful (issue 12). */
+                if (!(sv <= SOLVED_EPS && e->spec->lostvisit)) {
+                    argmax_offer(&am, &e->rng, m[i], sv <= SOLVED_EPS ? -1.0 : sv);
+                    continue;
+                }
             }
             if (c != NIL) {
                 v = node_visits(e->pool, c);

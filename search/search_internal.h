@@ -115,6 +115,7 @@ struct search_spec {
     bool mast, share, check;
     bool nst;          /* N-gram (2-gram) statistics beside MAST's in playouts */
     bool lookahead;    /* match rows: two-ply win/loss check at tree nodes (engine.c) */
+    bool lostvisit;    /* match rows, solver on: proven losses selected as ordinary moves */
     bool solver, reuse, ponder, nested; /* match rows (compete) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;

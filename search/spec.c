@@ -77,7 +77,8 @@ const variant_t *variant_find(const char *name, size_t len)
 typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
     K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
-    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, K_LOOKAHEAD, N_KEYS
+    K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, K_LOOKAHEAD,
+    K_LOSTVISIT, N_KEYS
 } key_id_t;
 _Static_assert(N_KEYS <= 32, "search_spec_t.set holds one bit per key");
 
@@ -169,6 +170,9 @@ static const key_def_t key_defs[N_KEYS] = {
                ap_search},
     [K_LOOKAHEAD] = {"lookahead", KT_ONOFF, 0, 1, "off",
                      "two players, solver on: a node's second visit looks two plies ahead, proving a win in one or a loss to every move (MCTS-MS, Baier and Winands 2015)",
+                     ap_match},
+    [K_LOSTVISIT] = {"lostvisit", KT_ONOFF, 0, 1, "off",
+                     "solver on: a proven-lost move stays selectable as an ordinary move of value 0 (its AMAF still weighs), not ruled out",
                      ap_match},
 };
 
@@ -266,6 +270,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else if (id == K_NESTED) s->nested = on;
         else if (id == K_NST) s->nst = on;
         else if (id == K_LOOKAHEAD) s->lookahead = on;
+        else if (id == K_LOSTVISIT) s->lostvisit = on;
         else s->check = on;
         return true;
     }
@@ -396,6 +401,10 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
     }
     if (s->nst && !s->mast) {
         fail(err, elen, "%s: nst weighs MAST's choice, which mast=off turns off", v->name);
+        return false;
+    }
+    if (s->lostvisit && !s->solver) {
+        fail(err, elen, "%s: lostvisit changes how the solver's proven losses are selected, which solver=off turns off", v->name);
         return false;
     }
     if (s->lookahead && !s->solver) {
@@ -546,6 +555,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_NESTED: fputs(s->nested ? "on" : "off", out); break;
     case K_NST: fputs(s->nst ? "on" : "off", out); break;
     case K_LOOKAHEAD: fputs(s->lookahead ? "on" : "off", out); break;
+    case K_LOSTVISIT: fputs(s->lostvisit ? "on" : "off", out); break;
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;
