@@ -1199,9 +1199,9 @@ static bool reroot(engine_t *e, const game_state_t *st)
     return true;
 }
 
-void engine_search_begin(engine_t *e, const game_state_t *st)
+void engine_search_begin(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
 {
-    playout_decide(e, NULL);
+    playout_decide(e, NULL, dl, stop);
     memset(&e->st, 0, sizeof e->st);
     bool kept = e->v->match && e->spec->reuse && reroot(e, st);
     if (!kept) {
@@ -1216,7 +1216,7 @@ void engine_search_begin(engine_t *e, const game_state_t *st)
 
 void engine_worker_sync(engine_t *w, const engine_t *owner)
 {
-    playout_decide(w, owner);
+    playout_decide(w, owner, deadline_none(), NULL);
     memset(&w->st, 0, sizeof w->st);
     game_state_copy(w->g, w->root_state, owner->root_state);
     w->root = owner->root;
@@ -1245,7 +1245,7 @@ void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _At
 
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
 {
-    engine_search_begin(e, st);
+    engine_search_begin(e, st, dl, stop);
     if (e->v->tree == TREE_TWO) {
         for (uint64_t i = 0; i < e->b.p_top; i++) {
             if (i > 0 && should_stop(dl, stop)) break;

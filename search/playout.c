@@ -231,7 +231,9 @@ static bool uses_strategies(const search_spec_t *s)
 #define DECIDE_MAX_STATES 40000
 #define DECIDE_MAX_MS 300
 
-static bool decisive_pays(engine_t *e)
+/* 1: decisive pays, 0: MAST, -1: the search's own deadline or stop flag
+ * came first (the sample is left for the next search: MAST meanwhile). */
+static int decisive_pays(engine_t *e, deadline_t search_dl, const atomic_bool *stop)
 {
     playout_state_t *ps = e->ps;
     rng_t rng;
@@ -253,6 +255,10 @@ static bool decisive_pays(engine_t *e)
                 else e->joint[r] = e->legal[r][rng_below(&rng, e->n_legal[r])];
             }
             if (!ok || wide) break;
+            if ((search_dl.at_ns && deadline_passed(search_dl)) || (stop && atomic_load(stop))) {
+                game_state_free(s); /* a short search: its time is the search's, not the sample's */
+                return -1;
+            }
             if (states > DECIDE_MAX_STATES || deadline_passed(dl)) wide = true; /* too dear: mast */
             plies++;
             for (uint32_t r = 0; r < e->k; r++) { /* would a move of r have won at once? */
@@ -278,12 +284,20 @@ static bool decisive_pays(engine_t *e)
     return !wide && playouts > 0 && (double)missed / playouts >= DECISIVE_MIN_MISSED;
 }
 
-void playout_decide(engine_t *e, const engine_t *owner)
+void playout_decide(engine_t *e, const engine_t *owner, deadline_t dl, const atomic_bool *stop)
 {
     if (e->playout != PLAYOUT_AUTO) return;
     /* A worker of a shared tree takes the owner's choice: one sample per
-     * search, and every worker plays the same policy. */
-    e->playout = owner ? owner->playout : decisive_pays(e) ? PS_DECISIVE : PS_MAST;
+     * search, and every worker plays the same policy (MAST, as the owner,
+     * while the owner has not decided). */
+    if (owner) {
+        if (owner->playout == PLAYOUT_AUTO) return;
+        e->playout = owner->playout;
+    } else {
+        int pays = decisive_pays(e, dl, stop);
+        if (pays < 0) return;
+        e->playout = pays ? PS_DECISIVE : PS_MAST;
+    }
     for (uint32_t r = 0; r < e->k; r++) e->ps->cur[r] = e->playout;
 }
 

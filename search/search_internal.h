@@ -540,7 +540,7 @@ void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const ato
  * playout budget shared by all. */
 /* False (nothing shared) when the moves are not all known up front. */
 bool engine_share(engine_t *w, engine_t *owner);
-void engine_search_begin(engine_t *e, const game_state_t *st);
+void engine_search_begin(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);
 void engine_worker_sync(engine_t *w, const engine_t *owner);
 void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _Atomic uint64_t *tickets);
 /* The move to play after engine_search (spec §4.7); *value gets its mean. */
@@ -560,8 +560,10 @@ void playout_free(engine_t *e);
  * is free): decisive moves where a sample of random playouts shows that
  * they miss wins in one and the branching is small, else MAST. Once per
  * engine; a no-op for every other spec. A worker of a shared tree
- * (owner not NULL) copies the owner's choice instead of sampling again. */
-void playout_decide(engine_t *e, const engine_t *owner);
+ * (owner not NULL) copies the owner's choice instead of sampling again.
+ * The sample (at most 300 ms) ends at the search's deadline dl or stop
+ * flag too; cut so, it is left for the next search, MAST meanwhile. */
+void playout_decide(engine_t *e, const engine_t *owner, deadline_t dl, const atomic_bool *stop);
 /* A new match: forget the bandits (spec §14.2: per match). */
 void playout_reset(engine_t *e);
 /* The start of one of the agent's searches: MAST and the bandits decay

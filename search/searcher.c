@@ -200,7 +200,7 @@ static void *shared_run(void *arg)
 static void search_shared(searcher_t *s, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
 {
     engine_t *e0 = &s->w[0];
-    engine_search_begin(e0, st);
+    engine_search_begin(e0, st, dl, stop);
     budget_t full;
     spec_budget(&s->spec, &full);
     _Atomic uint64_t tickets = full.timed ? UINT64_MAX : full.p;

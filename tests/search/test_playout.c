@@ -395,6 +395,29 @@ static void test_auto_playouts(void **state)
     assert_true(auto_count("strat_pos.kif", PS_MAST) > 0);
 }
 
+/* The sample of playout=auto ends at the search's stop flag (or deadline)
+ * rather than taking up to 300 ms of a short search: cut so, that search
+ * plays MAST and the next one samples and decides. */
+static void test_auto_sample_heeds_stop(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("strat_win.kif"))) fail_msg("cannot load strat_win.kif");
+    search_spec_t *sp = spec_of("compete:playouts=200,memory=1,nested=off,solver=off");
+    searcher_t *s = searcher_new(t.g, 0, sp);
+    search_report_t r;
+    atomic_bool stop = true;
+    searcher_choose(s, t.st, deadline_none(), &stop, &r);
+    assert_true(r.playouts >= 1 && r.playouts < 200);
+    assert_int_equal(r.strategy[PS_DECISIVE], 0);
+    assert_true(r.strategy[PS_MAST] > 0);
+    searcher_choose(s, t.st, deadline_none(), NULL, &r);
+    assert_true(r.strategy[PS_DECISIVE] > 0);
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
 static void test_keys(void **state)
 {
     (void)state;
@@ -446,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_switch_bookkeeping),
         cmocka_unit_test(test_every_row_every_strategy),
         cmocka_unit_test(test_auto_playouts),
+        cmocka_unit_test(test_auto_sample_heeds_stop),
         cmocka_unit_test(test_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
