@@ -241,7 +241,11 @@ static int decisive_pays(engine_t *e, deadline_t search_dl, const atomic_bool *s
     game_state_t *s = game_state_new(e->g);
     uint32_t playouts = 0, plies = 0, missed = 0, states = 0;
     bool wide = false;
-    deadline_t dl = deadline_in_ms(DECIDE_MAX_MS);
+    /* At most DECIDE_MAX_MS in all, over the searches whose own time cut
+     * the sample, and at most half of what is left of this search. */
+    uint64_t t0 = clock_now_ns(), cap_ns = (uint64_t)DECIDE_MAX_MS * 1000000;
+    deadline_t dl = deadline_at_ns(t0 + (ps->decide_ns < cap_ns ? cap_ns - ps->decide_ns : 0));
+    if (search_dl.at_ns) search_dl.at_ns = search_dl.at_ns > t0 ? t0 + (search_dl.at_ns - t0) / 2 : t0;
     while (playouts < DECIDE_PLAYOUTS && plies < DECIDE_PLIES && !wide) {
         game_initial(e->ctx, s);
         game_ctx_set_state(e->ctx, s);
@@ -255,11 +259,15 @@ static int decisive_pays(engine_t *e, deadline_t search_dl, const atomic_bool *s
                 else e->joint[r] = e->legal[r][rng_below(&rng, e->n_legal[r])];
             }
             if (!ok || wide) break;
+            if (states > DECIDE_MAX_STATES || deadline_passed(dl)) { /* too dear: mast */
+                wide = true;
+                break;
+            }
             if ((search_dl.at_ns && deadline_passed(search_dl)) || (stop && atomic_load(stop))) {
-                game_state_free(s); /* a short search: its time is the search's, not the sample's */
+                game_state_free(s); /* a short search: the rest of its time is the search's */
+                ps->decide_ns += clock_now_ns() - t0;
                 return -1;
             }
-            if (states > DECIDE_MAX_STATES || deadline_passed(dl)) wide = true; /* too dear: mast */
             plies++;
             for (uint32_t r = 0; r < e->k; r++) { /* would a move of r have won at once? */
                 if (e->n_legal[r] < 2) continue;
@@ -411,9 +419,10 @@ void playout_end(engine_t *e)
 int playout_game_step(engine_t *e)
 {
     /* The greedy and decisive strategies try every legal move: the policy
-     * is not theirs. MAST (compete's auto on a game with no wins in one)
-     * and uniform playouts draw from the game's list. */
-    if (e->ps && e->playout != PS_MAST && e->playout != PS_RANDOM) return -1;
+     * is not theirs. MAST (compete's auto on a game with no wins in one,
+     * and while auto has not decided) and uniform playouts draw from the
+     * game's list. */
+    if (e->ps && e->playout != PS_MAST && e->playout != PS_RANDOM && e->playout != PLAYOUT_AUTO) return -1;
     int nd = 0;
     if (e->spec->mast) { /* MAST weighs the moves: the policy's list */
         for (uint32_t r = 0; r < e->k; r++) {

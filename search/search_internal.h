@@ -561,8 +561,9 @@ void playout_free(engine_t *e);
  * they miss wins in one and the branching is small, else MAST. Once per
  * engine; a no-op for every other spec. A worker of a shared tree
  * (owner not NULL) copies the owner's choice instead of sampling again.
- * The sample (at most 300 ms) ends at the search's deadline dl or stop
- * flag too; cut so, it is left for the next search, MAST meanwhile. */
+ * The sample (at most 300 ms over all searches) ends at half of the time
+ * left to the search's deadline dl, or at its stop flag; cut so, it is
+ * left for the next search, MAST meanwhile. */
 void playout_decide(engine_t *e, const engine_t *owner, deadline_t dl, const atomic_bool *stop);
 /* A new match: forget the bandits (spec §14.2: per match). */
 void playout_reset(engine_t *e);
@@ -612,6 +613,7 @@ struct playout_state {
     double *T, *W;            /* bandits: role-major, PS_N per role; decayed like MAST */
     uint64_t *chosen;         /* role-major: playouts per strategy in this search */
     int goals_flat;           /* -1 not known yet; 1: E uses the material substitute */
+    uint64_t decide_ns;       /* playout=auto: time of the samples that searches' clocks cut */
     /* material (spec §14.3): per fluent id, the roles its text names */
     uint64_t *fmask;
     uint8_t *fknown;

@@ -395,9 +395,10 @@ static void test_auto_playouts(void **state)
     assert_true(auto_count("strat_pos.kif", PS_MAST) > 0);
 }
 
-/* The sample of playout=auto ends at the search's stop flag (or deadline)
- * rather than taking up to 300 ms of a short search: cut so, that search
- * plays MAST and the next one samples and decides. */
+/* The sample of playout=auto ends at the search's stop flag (or half of
+ * its time) rather than taking up to 300 ms of a short search: cut so, that
+ * search plays MAST and the next one samples and decides; cut samples add
+ * up to 300 ms at most, then MAST is the choice. */
 static void test_auto_sample_heeds_stop(void **state)
 {
     (void)state;
@@ -411,8 +412,18 @@ static void test_auto_sample_heeds_stop(void **state)
     assert_true(r.playouts >= 1 && r.playouts < 200);
     assert_int_equal(r.strategy[PS_DECISIVE], 0);
     assert_true(r.strategy[PS_MAST] > 0);
+    engine_t *e = searcher_engine(s, 0);
+    assert_int_equal(e->playout, PLAYOUT_AUTO);
     searcher_choose(s, t.st, deadline_none(), NULL, &r);
     assert_true(r.strategy[PS_DECISIVE] > 0);
+    searcher_free(s);
+    /* Cut searches share one 300 ms: once it is spent (as if by many cut
+     * samples), the next search decides MAST even when it is cut too. */
+    s = searcher_new(t.g, 0, sp);
+    e = searcher_engine(s, 0);
+    e->ps->decide_ns = 300 * 1000000ull;
+    searcher_choose(s, t.st, deadline_none(), &stop, &r);
+    assert_int_equal(e->playout, PS_MAST);
     searcher_free(s);
     search_spec_free(sp);
     tg_free(&t);
