@@ -824,11 +824,6 @@ static void check_region(engine_t *e, uint32_t reg, const uint32_t *path, size_t
     assert(msg == NULL);
 }
 
-static inline bool should_stop(deadline_t dl, const atomic_bool *stop)
-{
-    return (stop && atomic_load_explicit(stop, memory_order_relaxed)) || (dl.at_ns && deadline_passed(dl));
-}
-
 static inline bool over_ref(const engine_t *e, uint32_t n) { return node_visits(e->pool, n) > e->spec->ref; }
 
 static void trace_clear(engine_t *e)

@@ -263,7 +263,7 @@ static int decisive_pays(engine_t *e, deadline_t search_dl, const atomic_bool *s
                 wide = true;
                 break;
             }
-            if ((search_dl.at_ns && deadline_passed(search_dl)) || (stop && atomic_load(stop))) {
+            if (should_stop(search_dl, stop)) {
                 game_state_free(s); /* a short search: the rest of its time is the search's */
                 ps->decide_ns += clock_now_ns() - t0;
                 return -1;

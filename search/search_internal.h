@@ -541,6 +541,11 @@ void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const ato
 /* False (nothing shared) when the moves are not all known up front. */
 bool engine_share(engine_t *w, engine_t *owner);
 void engine_search_begin(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);
+/* Whether a search with deadline dl (none: 0) and stop flag (or NULL) must end. */
+static inline bool should_stop(deadline_t dl, const atomic_bool *stop)
+{
+    return (stop && atomic_load_explicit(stop, memory_order_relaxed)) || (dl.at_ns && deadline_passed(dl));
+}
 void engine_worker_sync(engine_t *w, const engine_t *owner);
 void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _Atomic uint64_t *tickets);
 /* The move to play after engine_search (spec §4.7); *value gets its mean. */
