@@ -807,9 +807,44 @@ static void backprop_tree(engine_t *e, uint32_t push_region)
     if (e->solver) solve_up(e);
 }
 
+/* Relative bonus (Pepels, Tak, Lanctot and Winands, "Quality-based Rewards
+ * for Monte-Carlo Tree Search Simulations", ECAI 2014, §3.1): a simulation's
+ * length T, taken relative to this search's mean and standard deviation of
+ * the lengths of its simulations that reached a terminal state,
+ * lambda = (mean - T) / sd, gives b = -1 + 2 / (1 + exp(-k lambda)) in
+ * (-1, 1); a role that won (reward 1) gets r + a b, one that lost (0) gets
+ * r - a b: a quick win counts more than a slow one, a quick loss worse than
+ * a slow one; draws and other rewards are left alone. The shaped reward
+ * goes to the tree's statistics (V, W, AMAF), not to MAST's, whose
+ * playout policy stays that of the outcome alone, nor to proofs (solved
+ * values are exact). Ours: the rewards are in [0, 1] (the paper's in
+ * [-1, 1], so our a is half theirs), k is fixed, and the lengths are
+ * counted from the search's root, tree steps and playout steps alike. */
+#define RB_K 2.0
+#define RB_MIN_SAMPLES 50 /* the deviation of fewer lengths is noise */
+
+static void relative_bonus(engine_t *e)
+{
+    if (e->spec->rbonus <= 0 || !e->reached_terminal) return;
+    double t = (double)e->n_steps;
+    if (e->rb_n >= RB_MIN_SAMPLES && e->rb_m2 > 0) {
+        double lambda = (e->rb_mean - t) / sqrt(e->rb_m2 / (double)(e->rb_n - 1));
+        double ab = e->spec->rbonus * (-1 + 2 / (1 + exp(-RB_K * lambda)));
+        for (uint32_t r = 0; r < e->k; r++) {
+            if (e->z[r] >= 1 - SOLVED_EPS) e->z[r] += ab;
+            else if (e->z[r] <= SOLVED_EPS) e->z[r] -= ab;
+        }
+    }
+    double d = t - e->rb_mean;
+    e->rb_n++;
+    e->rb_mean += d / (double)e->rb_n;
+    e->rb_m2 += d * (t - e->rb_mean);
+}
+
 static void backprop(engine_t *e, uint32_t push_region)
 {
-    backprop_prepare(e);
+    backprop_prepare(e); /* MAST's statistics: the outcome as it is */
+    relative_bonus(e);
     backprop_tree(e, push_region);
 }
 
@@ -1194,10 +1229,18 @@ static bool reroot(engine_t *e, const game_state_t *st)
     return true;
 }
 
+/* Each search's lengths are its own: they are counted from its root. */
+static void rb_reset(engine_t *e)
+{
+    e->rb_n = 0;
+    e->rb_mean = e->rb_m2 = 0;
+}
+
 void engine_search_begin(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
 {
     playout_decide(e, NULL, dl, stop);
     memset(&e->st, 0, sizeof e->st);
+    rb_reset(e);
     bool kept = e->v->match && e->spec->reuse && reroot(e, st);
     if (!kept) {
         game_state_copy(e->g, e->root_state, st);
@@ -1213,6 +1256,7 @@ void engine_worker_sync(engine_t *w, const engine_t *owner)
 {
     playout_decide(w, owner, deadline_none(), NULL);
     memset(&w->st, 0, sizeof w->st);
+    rb_reset(w);
     game_state_copy(w->g, w->root_state, owner->root_state);
     w->root = owner->root;
 }

@@ -116,12 +116,13 @@ struct search_spec {
     bool nst;          /* N-gram (2-gram) statistics beside MAST's in playouts */
     bool lookahead;    /* match rows: two-ply win/loss check at tree nodes (engine.c) */
     bool lostvisit;    /* match rows, solver on: proven losses selected as ordinary moves */
+    double rbonus;     /* match rows: relative bonus a (engine.c relative_bonus; 0: off) */
     bool solver, reuse, ponder, nested; /* match rows (compete) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;
     uint64_t seed;
     uint32_t threads;
-    uint32_t set;      /* bit i: key i was given explicitly */
+    uint64_t set;      /* bit i: key i was given explicitly */
     /* Playouts (spec §14): one strategy (strategy_id_t), or PLAYOUT_SWITCH
      * over strategies[0 .. n_strategies) with the UCB1 constant ss_b. */
     uint8_t playout;
@@ -465,6 +466,10 @@ typedef struct engine {
     nst_t nst;             /* spec.nst: MAST's 2-grams */
     playout_state_t *ps;   /* playout strategies other than spec §9's (playout.c), or NULL */
     uint8_t playout;       /* spec.playout, PLAYOUT_AUTO resolved by playout_decide */
+    /* spec.rbonus: the lengths of this search's simulations that reached a
+     * terminal state (Welford's running mean and sum of squared deviations). */
+    uint64_t rb_n;
+    double rb_mean, rb_m2;
     game_state_t *root_state, *sec_state;
     game_state_t *tmp_state[2]; /* tree reuse: states of candidate new roots */
     uint32_t root;

@@ -78,9 +78,9 @@ typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
     K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
     K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, K_LOOKAHEAD,
-    K_LOSTVISIT, N_KEYS
+    K_LOSTVISIT, K_RBONUS, N_KEYS
 } key_id_t;
-_Static_assert(N_KEYS <= 32, "search_spec_t.set holds one bit per key");
+_Static_assert(N_KEYS <= 64, "search_spec_t.set holds one bit per key");
 
 typedef enum { KT_INT, KT_REAL, KT_ONOFF, KT_AMAF, KT_PLAYOUT, KT_LIST } key_type_t;
 
@@ -174,6 +174,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_LOSTVISIT] = {"lostvisit", KT_ONOFF, 0, 1, "off",
                      "solver on: a proven-lost move stays selectable as an ordinary move of value 0 (its AMAF still weighs), not ruled out",
                      ap_match},
+    [K_RBONUS] = {"rbonus", KT_REAL, 0, 1, "0",
+                  "relative bonus a: a win shorter than the search's mean simulation adds up to a to the winner's reward and takes it from the loser's, a longer one the reverse (Pepels et al. 2014; 0: off)",
+                  ap_match},
 };
 
 /* The default strategy set of playout=switch (spec §14.2): mast,
@@ -182,8 +185,8 @@ enum { N_DEFAULT_STRATEGIES = 4 };
 
 void spec_placement(search_spec_t *s)
 {
-    if (!(s->set & (1u << K_BIAS))) s->bias = 0.01; /* spec §10 */
-    if (!(s->set & (1u << K_C))) s->c = 0;          /* spec §4.1 */
+    if (!(s->set & (1ull << K_BIAS))) s->bias = 0.01; /* spec §10 */
+    if (!(s->set & (1ull << K_C))) s->c = 0;          /* spec §4.1 */
 }
 
 static search_spec_t spec_defaults(const variant_t *v)
@@ -347,6 +350,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         case K_SECONDS: s->seconds = x; break;
         case K_B: s->ss_b = x; break;
         case K_K: s->rave_k = x; break;
+        case K_RBONUS: s->rbonus = x; break;
         default: goto bad;
         }
         return true;
@@ -392,7 +396,7 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
     bool needs_mast = s->playout == PS_MAST || s->playout == PS_DECISIVE || s->playout == PLAYOUT_AUTO;
     for (uint32_t i = 0; s->playout == PLAYOUT_SWITCH && i < s->n_strategies; i++)
         needs_mast = needs_mast || s->strategies[i] == PS_MAST || s->strategies[i] == PS_DECISIVE;
-    if (!(s->set & (1u << K_PLAYOUT))) {
+    if (!(s->set & (1ull << K_PLAYOUT))) {
         s->playout = !s->mast ? PS_RANDOM : v->match ? PLAYOUT_AUTO : PS_MAST;
     } else if (needs_mast && !s->mast) {
         fail(err, elen, "%s: playout=%s uses MAST, which mast=off turns off", v->name,
@@ -411,11 +415,11 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
         fail(err, elen, "%s: lookahead proves nodes for the solver, which solver=off turns off", v->name);
         return false;
     }
-    if ((s->set & ((1u << K_STRATEGIES) | (1u << K_B))) && s->playout != PLAYOUT_SWITCH) {
+    if ((s->set & ((1ull << K_STRATEGIES) | (1ull << K_B))) && s->playout != PLAYOUT_SWITCH) {
         fail(err, elen, "%s: strategies and b are for playout=switch", v->name);
         return false;
     }
-    if ((s->set & (1u << K_SECONDS)) && (s->set & ((1u << K_PLAYOUTS) | (1u << K_PTOP) | (1u << K_DEPTH)))) {
+    if ((s->set & (1ull << K_SECONDS)) && (s->set & ((1ull << K_PLAYOUTS) | (1ull << K_PTOP) | (1ull << K_DEPTH)))) {
         fail(err, elen, "%s: give a %s budget or seconds, not both", v->name, v->sel == SEL_AB ? "depth" : "playout");
         return false;
     }
@@ -428,8 +432,8 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
             return false;
         }
         uint32_t nt = (uint32_t)s->nodes - ns;
-        if (!(s->set & (1u << K_PTOP))) s->ptop = v->recycle ? 2ull * nt : nt;
-        if (!(s->set & (1u << K_PSEC))) s->psec = ns;
+        if (!(s->set & (1ull << K_PTOP))) s->ptop = v->recycle ? 2ull * nt : nt;
+        if (!(s->set & (1ull << K_PSEC))) s->psec = ns;
     }
     if (v->match && s->threads > NODE_MAX_FLIGHTS) {
         fail(err, elen, "%s: threads must be at most %d (one shared tree)", v->name, NODE_MAX_FLIGHTS);
@@ -477,7 +481,7 @@ search_spec_t *search_spec_parse(const char *text, char *err, size_t err_len)
             for (char *c = list; *c; c++)
                 if (*c == ',') *c = '+';
             if (!parse_value(&s, K_STRATEGIES, list, vl, err, err_len)) return NULL;
-            s.set |= 1u << K_STRATEGIES;
+            s.set |= 1ull << K_STRATEGIES;
             p = end ? end + 1 : NULL;
             continue;
         }
@@ -497,7 +501,7 @@ search_spec_t *search_spec_parse(const char *text, char *err, size_t err_len)
             return NULL;
         }
         if (!parse_value(&s, (key_id_t)id, eq + 1, len - klen - 1, err, err_len)) return NULL;
-        s.set |= 1u << id; /* a later value of the same key wins (sweeps append) */
+        s.set |= 1ull << id; /* a later value of the same key wins (sweeps append) */
         p = end ? end + 1 : NULL;
     }
     if (!spec_finish(&s, err, err_len)) return NULL;
@@ -514,7 +518,7 @@ bool search_spec_ponders(const search_spec_t *s) { return s->v->match && s->pond
 
 bool search_spec_set_threads(search_spec_t *s, uint32_t n)
 {
-    if (!s->v->match || (s->set & (1u << K_THREADS)) || n < 1) return false;
+    if (!s->v->match || (s->set & (1ull << K_THREADS)) || n < 1) return false;
     s->threads = n > NODE_MAX_FLIGHTS ? NODE_MAX_FLIGHTS : n;
     if (s->check) s->threads = 1;
     return true;
@@ -522,7 +526,7 @@ bool search_spec_set_threads(search_spec_t *s, uint32_t n)
 
 bool search_spec_set_memory(search_spec_t *s, uint64_t mb)
 {
-    if (!s->v->match || (s->set & (1u << K_MEMORY))) return false;
+    if (!s->v->match || (s->set & (1ull << K_MEMORY))) return false;
     s->memory_mb = mb;
     return true;
 }
@@ -556,6 +560,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_NST: fputs(s->nst ? "on" : "off", out); break;
     case K_LOOKAHEAD: fputs(s->lookahead ? "on" : "off", out); break;
     case K_LOSTVISIT: fputs(s->lostvisit ? "on" : "off", out); break;
+    case K_RBONUS: fprintf(out, "%g", s->rbonus); break;
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;

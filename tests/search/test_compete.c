@@ -397,6 +397,54 @@ static void test_lostvisit(void **state)
     tg_free(&t);
 }
 
+/* ---- relative bonus -------------------------------------------------------------- */
+
+/* x wins whichever speed it picks (data/race.kif): the outcome alone rates
+ * quick and slow alike (1); rbonus rates the quick win above a win and the
+ * slow one below, and selection follows. The solver is off, as it would
+ * prove the root on the first win. */
+static void test_rbonus(void **state)
+{
+    (void)state;
+    tgame_t t;
+    tg_load(&t, data_file("race.kif"));
+    move_id_t quick, slow;
+    assert_true(game_move_from_text(t.ctx, 0, "(go quick)", 10, &quick));
+    assert_true(game_move_from_text(t.ctx, 0, "(go slow)", 9, &slow));
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (int on = 0; on < 2; on++) {
+            search_spec_t *sp;
+            searcher_t *s = new_searcher(&t, 0, on ? "compete:playouts=2000,solver=off,rbonus=0.2"
+                                                   : "compete:playouts=2000,solver=off", seed, &sp);
+            search_report_t rep;
+            searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+            engine_t *e = searcher_engine(s, 0);
+            uint32_t cq = NIL, cs = NIL;
+            for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+                if (e->pool->nodes[c].edge == quick) cq = c;
+                if (e->pool->nodes[c].edge == slow) cs = c;
+            }
+            assert_true(cq != NIL && cs != NIL);
+            double vq = node_value(e, cq, 0), vs = node_value(e, cs, 0);
+            uint32_t nq = node_visits(e->pool, cq), ns = node_visits(e->pool, cs);
+            if (on) {
+                print_message("note: seed %llu: quick %.3f (%u visits), slow %.3f (%u)\n", (unsigned long long)seed,
+                              vq, nq, vs, ns);
+                assert_true(vq > 1.001);
+                assert_true(vs < 0.999);
+                assert_true(nq > 2 * ns);
+            } else {
+                assert_true(fabs(vq - 1) < 1e-6 && fabs(vs - 1) < 1e-6);
+            }
+            searcher_free(s);
+            search_spec_free(sp);
+        }
+    char err[256];
+    assert_null(search_spec_parse("grave:rbonus=0.2", err, sizeof err));
+    assert_null(search_spec_parse("compete:rbonus=1.5", err, sizeof err));
+    tg_free(&t);
+}
+
 /* ---- tree reuse ------------------------------------------------------------------ */
 
 /* After a move and the reply, the new root is the old grandchild, with its
@@ -719,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_solver_exact_and_no_proven_loss),
         cmocka_unit_test(test_solver_simultaneous),
         cmocka_unit_test(test_lostvisit),
+        cmocka_unit_test(test_rbonus),
         cmocka_unit_test(test_lookahead_proves_exactly),
         cmocka_unit_test(test_lookahead_spec),
         cmocka_unit_test(test_tree_reuse),
