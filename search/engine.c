@@ -79,6 +79,78 @@ static inline void stats_unlock(engine_t *e, uint32_t n)
     if (e->mu) spin_unlock(sl_of(e, n));
 }
 
+/* ---- proven states (compete, tt MB) -------------------------------------- */
+
+/* A GDL state decides everything after it (the game's future depends on
+ * the state alone), so a value the solver proved for a node is the value
+ * of its state wherever it occurs: connect four's endgames reach the same
+ * position by many move orders, each a node of its own in the tree. The
+ * table is read when the descent enters a node and written when solve_up
+ * proves one. Terminal states are not stored (they are exact at sight). */
+#define PROOF_WAYS 4
+
+static void proofs_open(proofs_t *t, uint32_t k, uint64_t mb)
+{
+    uint64_t slots = 1, bytes = mb << 20, per = sizeof(uint64_t) + (uint64_t)k * sizeof(float);
+    while (2 * slots * per <= bytes) slots *= 2;
+    if (slots < PROOF_WAYS) return; /* too small to hold a bucket: off */
+    t->key = xcalloc(slots, sizeof *t->key);
+    t->val = xcalloc(slots * k, sizeof *t->val);
+    t->mask = slots - 1;
+    t->k = k;
+}
+
+static void proofs_close(proofs_t *t)
+{
+    free(t->key);
+    free(t->val);
+    memset(t, 0, sizeof *t);
+}
+
+static void proofs_clear(proofs_t *t)
+{
+    if (t->key) memset(t->key, 0, (t->mask + 1) * sizeof *t->key);
+}
+
+static inline bool proofs_on(const engine_t *e) { return e->proofs && e->proofs->key; }
+
+static inline uint64_t proof_key(uint64_t h) { return h ? h : 1; }
+
+/* The bucket's lock: a leaf lock (no other lock is taken while it is held). */
+static inline spin_t *proof_lock(proofs_t *t, uint64_t b) { return &t->mu[(b / PROOF_WAYS) % PROOF_LOCKS]; }
+
+static bool proofs_get(engine_t *e, uint64_t h, double *z)
+{
+    proofs_t *t = e->proofs;
+    uint64_t key = proof_key(h), b = key & t->mask & ~(uint64_t)(PROOF_WAYS - 1);
+    bool found = false;
+    spin_lock(proof_lock(t, b));
+    for (uint64_t i = b; i < b + PROOF_WAYS && !found; i++)
+        if (t->key[i] == key) {
+            for (uint32_t r = 0; r < t->k; r++) z[r] = t->val[i * t->k + r];
+            found = true;
+        }
+    spin_unlock(proof_lock(t, b));
+    return found;
+}
+
+static void proofs_put(engine_t *e, uint64_t h, const double *z)
+{
+    proofs_t *t = e->proofs;
+    uint64_t key = proof_key(h), b = key & t->mask & ~(uint64_t)(PROOF_WAYS - 1), slot = b;
+    spin_lock(proof_lock(t, b));
+    for (uint64_t i = b; i < b + PROOF_WAYS; i++) {
+        if (t->key[i] == key || t->key[i] == 0) {
+            slot = i;
+            break;
+        }
+    }
+    t->key[slot] = key;
+    for (uint32_t r = 0; r < t->k; r++) t->val[slot * t->k + r] = (float)z[r];
+    spin_unlock(proof_lock(t, b));
+    e->st.tt_stored++;
+}
+
 /* ---- set-up ------------------------------------------------------------ */
 
 void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_t *spec, uint64_t seed)
@@ -97,6 +169,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     e->keys = &e->keys_own;
     e->joints = &e->joints_own;
     e->own = e;
+    e->proofs = &e->proofs_own; /* opened by the first search (workers use worker 0's) */
     keys_init(e->keys, e->k);
     joints_init(e->joints, e->k);
     mast_init(&e->mast);
@@ -172,6 +245,7 @@ bool engine_share(engine_t *w, engine_t *owner)
     w->joints = owner->joints;
     w->mu = owner->mu;
     w->own = owner;
+    w->proofs = owner->proofs;
     return true;
 }
 
@@ -194,6 +268,8 @@ void engine_free(engine_t *e)
     }
     free(e->pmover);
     free(e->pmoves);
+    proofs_close(&e->proofs_own);
+    free(e->phash);
     free(e->line_hash);
     free(e->line_move);
     game_ctx_free(e->ctx);
@@ -223,12 +299,14 @@ void engine_reset(engine_t *e, uint64_t seed)
     rng_seed(&e->rng, seed);
     e->root = NIL; /* a new match: no tree to reuse */
     e->line_value = -1;
+    proofs_clear(&e->proofs_own); /* each match alike, whatever came before */
 }
 
 /* ---- scratch ----------------------------------------------------------- */
 
 static void path_push(engine_t *e, uint32_t n)
 {
+    if (proofs_on(e)) XVEC_RESERVE(&e->phash, &e->phash_cap, e->path_len + 1);
     XVEC_RESERVE(&e->path, &e->path_cap, e->path_len + 1);
     e->path[e->path_len++] = n;
 }
@@ -343,14 +421,16 @@ static inline double solved_value(const pool_t *p, uint32_t n, uint32_t r) { ret
 
 /* Mark n solved with the rewards in z, under n's lock: W first, then the
  * flag with release order, so a worker that sees the flag reads the value. */
-static void mark_solved(engine_t *e, uint32_t n, const double *z)
+static void mark_solved_as(engine_t *e, uint32_t n, const double *z, uint8_t how)
 {
     float *w = pool_w(e->pool, n);
     stats_lock(e, n);
     for (uint32_t r = 0; r < e->k; r++) stf(&w[r], (float)z[r]);
-    __atomic_store_n(&e->pool->nodes[n].solved, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->pool->nodes[n].solved, how, __ATOMIC_RELEASE);
     stats_unlock(e, n);
 }
+
+static void mark_solved(engine_t *e, uint32_t n, const double *z) { mark_solved_as(e, n, z, SOLVED_HERE); }
 
 static bool same_values(const engine_t *e, uint32_t a, uint32_t b)
 {
@@ -407,6 +487,7 @@ static void solve_up(engine_t *e)
         bool proved = !is_solved(e->pool, x) && try_solve(e, x, e->pmover[i], e->pmoves[i]);
         node_unlock(e, x);
         if (!proved) break;
+        if (proofs_on(e)) proofs_put(e, e->phash[i], e->z);
     }
 }
 
@@ -981,8 +1062,20 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
         if (e->mu && whole) tree_unlock(e);
         node_unlock(e, x);
         play_tree_step(e);
+        bool known = false; /* c's state proven elsewhere in the tree (e->z its values) */
+        if (c != NIL && proofs_on(e)) {
+            uint64_t h = game_state_hash(e->g, game_ctx_state(e->ctx));
+            e->phash[e->path_len - 1] = h;
+            known = !solved && proofs_get(e, h, e->z);
+            if (known) {
+                mark_solved_as(e, c, e->z, SOLVED_TABLE);
+                e->st.tt_hits++;
+            }
+        }
         if (expanded) {
-            if (game_is_terminal(e->ctx)) {
+            if (known) {
+                /* exact: backed up as a terminal state's values */
+            } else if (game_is_terminal(e->ctx)) {
                 rewards_terminal(e);
                 if (e->solver && c != NIL) mark_solved(e, c, e->z);
             } else {
@@ -990,6 +1083,7 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
             }
             return;
         }
+        solved = solved || known;
         x = c;
     }
 }
@@ -1050,6 +1144,7 @@ static void iterate_single(engine_t *e)
     trace_clear(e);
     e->reached_terminal = false;
     enter(e, e->root);
+    if (proofs_on(e)) e->phash[0] = e->root_hash;
     descend_eval(e, e->root, e->root, 0);
     double z0 = e->z[0]; /* backprop's solver may overwrite z */
     check_region(e, 0, e->path, e->path_len);
@@ -1070,6 +1165,7 @@ static bool iterate_shared(engine_t *e)
     e->need_playout = false;
     if (e->solver && is_solved(e->pool, e->root)) return false;
     enter(e, e->root);
+    if (proofs_on(e)) e->phash[0] = e->root_hash;
     descend(e, e->root, e->root, 0);
     if (e->need_playout) playout(e);
     double z0 = e->z[0];
@@ -1229,6 +1325,20 @@ static bool reroot(engine_t *e, const game_state_t *st)
     return true;
 }
 
+/* A root proven from the proven-states table has its value but not the
+ * move that achieves it (its children were never proven): the move choice
+ * needs them, so the root goes back to an ordinary node (W = value x V)
+ * and the search proves it again, from its children's states, most of
+ * them in the table. */
+static void root_unwitnessed(engine_t *e)
+{
+    node_t *n = &e->pool->nodes[e->root];
+    if (n->solved != SOLVED_TABLE) return;
+    float *w = pool_w(e->pool, e->root);
+    for (uint32_t r = 0; r < e->k; r++) w[r] *= (float)n->visits;
+    n->solved = 0;
+}
+
 /* Each search's lengths are its own: they are counted from its root. */
 static void rb_reset(engine_t *e)
 {
@@ -1247,6 +1357,9 @@ void engine_search_begin(engine_t *e, const game_state_t *st, deadline_t dl, con
         pool_reset(e->pool);
         e->root = pool_alloc(e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
     }
+    if (e->solver && e->spec->tt_mb && !e->proofs_own.key) proofs_open(&e->proofs_own, e->k, e->spec->tt_mb);
+    if (kept) root_unwitnessed(e);
+    e->root_hash = game_state_hash(e->g, e->root_state);
     e->st.reused = kept ? e->pool->nodes[e->root].visits : 0;
     for (uint32_t j = 0; j < e->pool->n_regions; j++) e->st.recycled0 += e->pool->reg[j].recycled;
     if (is_line_row(e) && line_move_at(e, e->root_state) == UINT32_MAX) e->line_value = -1; /* left the line */
@@ -1259,6 +1372,7 @@ void engine_worker_sync(engine_t *w, const engine_t *owner)
     rb_reset(w);
     game_state_copy(w->g, w->root_state, owner->root_state);
     w->root = owner->root;
+    w->root_hash = owner->root_hash;
 }
 
 void engine_search_loop(engine_t *e, deadline_t dl, const atomic_bool *stop, _Atomic uint64_t *tickets)

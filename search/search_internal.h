@@ -158,6 +158,10 @@ enum { NODE_IN_LRU = 1, NODE_USED = 2 };
  * simulations in flight through a node (node_t.flight). */
 enum { NODE_MAX_FLIGHTS = 64 };
 
+/* node_t.solved: proven in this tree (from its children, or terminal), or
+ * from the proven-states table (its value, not the move that achieves it). */
+enum { SOLVED_HERE = 1, SOLVED_TABLE = 2 };
+
 typedef struct node {
     uint32_t parent;       /* NIL for a root */
     uint32_t first_child;  /* left-child / right-sibling tree */
@@ -174,7 +178,7 @@ typedef struct node {
      * value itself (not value x V(n)), so that a worker reading a node just
      * proven, before any visit reached it, still reads its value. Set with
      * release order after W; read with node_solved(). */
-    uint8_t solved;
+    uint8_t solved;        /* 0, SOLVED_HERE or SOLVED_TABLE */
     /* Tree-parallel workers: simulations in flight through the node (atomic).
      * A node in flight is never recycled, and selection counts each flight
      * as a lost visit (virtual loss). */
@@ -407,6 +411,7 @@ typedef struct engine_stats {
     uint64_t recycled0;   /* the pool's recycled count when the search began */
     bool root_solved;     /* the root's value is exact (solver) */
     uint64_t la_checks, la_proofs; /* lookahead: nodes checked, proven by it */
+    uint64_t tt_stored, tt_hits;   /* proven states: proofs stored, nodes proven from the table */
     uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
     const char *check_msg;
 } engine_stats_t;
@@ -429,6 +434,22 @@ static inline void argmax_offer(argmax_t *am, rng_t *rng, uint32_t move, double 
 
 /* A node-lock stripe, alone on its cache line. */
 #define NODE_LOCKS 4096
+/* Proven states (compete, solver on): the values of states the solver
+ * proved, by state hash, so that a transposition (the same state reached by
+ * another path, a node made before the proof) is proven at sight instead
+ * of searched again (engine.c, "proven states"). A fixed table of tt MB:
+ * 4-way buckets, the first slot of a full bucket overwritten; a lost
+ * entry only costs a proof found again. Shared by the workers of a tree
+ * (locks striped by bucket, taken alone). */
+#define PROOF_LOCKS 64
+typedef struct proofs {
+    uint64_t *key;        /* state hash (0 stands for an empty slot), or NULL: no table */
+    float *val;           /* k values per slot */
+    uint64_t mask;        /* slots - 1 */
+    uint32_t k;
+    spin_t mu[PROOF_LOCKS];
+} proofs_t;
+
 typedef struct node_lock {
     spin_t l;
     char pad[64 - sizeof(spin_t)];
@@ -483,6 +504,12 @@ typedef struct engine {
      * many edges it has (the solver proves a node from its children) */
     uint32_t *pmover, *pmoves;
     size_t pinfo_cap;
+    /* Proven states: the table (worker 0's, shared), the root's state hash,
+     * and per path node its state's hash (when the table is on). */
+    proofs_t proofs_own, *proofs;
+    uint64_t root_hash;
+    uint64_t *phash;
+    size_t phash_cap;
     /* Single-player match rows: the best complete line found (the state
      * hash before each of our decisions, and the move), its value, or
      * line_value < 0. A one-player GDL game is deterministic, so the line's

@@ -89,6 +89,7 @@ static bool ap_search(const variant_t *v) { return v->sel != SEL_NONE && v->sel 
 static bool ap_timed(const variant_t *v) { return v->sel != SEL_NONE; }
 static bool ap_rave(const variant_t *v) { return v->sel == SEL_RAVE; }
 static bool ap_ab(const variant_t *v) { return v->sel == SEL_AB; }
+static bool ap_ab_match(const variant_t *v) { return v->sel == SEL_AB || v->match; }
 static bool ap_nmcs(const variant_t *v) { return v->sel == SEL_NMCS; }
 static bool ap_amaf(const variant_t *v) { return sel_amaf(v->sel); }
 static bool ap_single(const variant_t *v) { return v->tree == TREE_SINGLE; }
@@ -163,7 +164,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_B] = {"b", KT_REAL, 0, 1000, "4", "playout=switch: UCB1 exploration constant of the strategy bandit", ap_search},
     [K_K] = {"k", KT_REAL, 1e-9, 1e12, "1000", "RAVE equivalence parameter: beta = sqrt(k / (3N + k))", ap_rave},
     [K_DEPTH] = {"depth", KT_INT, 1, 200, "4", "alpha-beta: search depth in plies (iterative deepening up to it)", ap_ab},
-    [K_TT] = {"tt", KT_INT, 0, 65536, "16", "alpha-beta: transposition table MB (0: none)", ap_ab},
+    [K_TT] = {"tt", KT_INT, 0, 65536, "16",
+              "alpha-beta: transposition table MB; compete (solver on): MB of the table of proven states, besides memory (0: none)",
+              ap_ab_match},
     [K_LEVEL] = {"level", KT_INT, 0, 10, "2", "NMCS level (0: one random playout)", ap_nmcs},
     [K_NST] = {"nst", KT_ONOFF, 0, 1, "off",
                "N-grams: MAST's choice also weighs the 2-gram (previous step's move, move) of >= 7 visits (Tak et al. 2012)",
@@ -405,6 +408,10 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
     }
     if (s->nst && !s->mast) {
         fail(err, elen, "%s: nst weighs MAST's choice, which mast=off turns off", v->name);
+        return false;
+    }
+    if (v->match && (s->set & (1ull << K_TT)) && s->tt_mb && !s->solver) {
+        fail(err, elen, "%s: tt holds the solver's proven states, which solver=off turns off", v->name);
         return false;
     }
     if (s->lostvisit && !s->solver) {

@@ -35,6 +35,8 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
     if (rep->capped) fprintf(out, " capped=%llu", (unsigned long long)rep->capped);
     if (rep->la_checks)
         fprintf(out, " lookahead=%llu/%llu", (unsigned long long)rep->la_proofs, (unsigned long long)rep->la_checks);
+    if (rep->tt_stored || rep->tt_hits)
+        fprintf(out, " tt=%llu/%llu", (unsigned long long)rep->tt_hits, (unsigned long long)rep->tt_stored);
     bool any = false; /* playout=switch: how often each strategy was chosen (grave-spec §14.2) */
     for (uint32_t i = 0; i < SEARCH_MAX_STRATEGIES && search_strategy_name(i); i++)
         if (rep->strategy[i]) {

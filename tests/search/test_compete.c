@@ -226,7 +226,7 @@ static void test_solver_simultaneous(void **state)
         uint32_t proven = 0;
         for (uint64_t seed = 1; seed <= 3; seed++) {
             search_spec_t *sp;
-            searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000", seed, &sp);
+            searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,threads=1", seed, &sp);
             search_report_t rep;
             move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
             assert_int_equal(m, want);
@@ -442,6 +442,171 @@ static void test_rbonus(void **state)
     char err[256];
     assert_null(search_spec_parse("grave:rbonus=0.2", err, sizeof err));
     assert_null(search_spec_parse("compete:rbonus=1.5", err, sizeof err));
+    tg_free(&t);
+}
+
+/* ---- proven states (tt) --------------------------------------------------------- */
+
+static uint32_t count_solved(const engine_t *e, uint32_t n, uint32_t *table)
+{
+    uint32_t k = 0;
+    for (uint32_t c = e->pool->nodes[n].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+        if (e->pool->nodes[c].solved) k++;
+        if (e->pool->nodes[c].solved == SOLVED_TABLE) ++*table;
+        k += count_solved(e, c, table);
+    }
+    return k;
+}
+
+/* The path (node ids below n, depth d on) to a node proven from the table
+ * where x (role 0) is to move: ticTacToe alternates, x at even depths.
+ * Returns its depth, or 0. */
+static int find_table_proven(const engine_t *e, uint32_t n, int d, uint32_t *path)
+{
+    for (uint32_t c = e->pool->nodes[n].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+        path[d] = c;
+        if (e->pool->nodes[c].solved == SOLVED_TABLE && (d + 1) % 2 == 0) return d + 1;
+        int found = d + 1 < 15 ? find_table_proven(e, c, d + 1, path) : 0;
+        if (found) return found;
+    }
+    return 0;
+}
+
+/* The table of proven states proves transpositions at sight: more nodes
+ * proven for the same budget, each at its minimax value; tt=0 has none. */
+static void test_proven_states(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("ticTacToe.kif"))) {
+        skip();
+        return;
+    }
+    uint32_t solved[2] = {0, 0}, table[2] = {0, 0};
+    uint64_t hits = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++)
+        for (int on = 0; on < 2; on++) {
+            search_spec_t *sp;
+            searcher_t *s = new_searcher(&t, 0, on ? "compete:playouts=3000,threads=1" : "compete:playouts=3000,threads=1,tt=0", seed, &sp);
+            search_report_t rep;
+            searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+            engine_t *e = searcher_engine(s, 0);
+            solved[on] += count_solved(e, e->root, &table[on]);
+            check_solved_below(&t, e, e->root, t.st);
+            if (on) hits += rep.tt_hits;
+            else assert_int_equal(rep.tt_hits + rep.tt_stored, 0);
+            searcher_free(s);
+            search_spec_free(sp);
+        }
+    /* A node proven from the table where x is to move, made the root by
+     * the moves that lead to it (reuse finds it deep in the tree): searched
+     * again (not stopped at once), and its move is a best one by minimax. */
+    uint32_t rerooted = 0;
+    game_state_t *mid = game_state_new(t.g), *gs = game_state_new(t.g), *after = game_state_new(t.g);
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,threads=1", seed, &sp);
+        search_report_t rep;
+        searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        engine_t *e = searcher_engine(s, 0);
+        uint32_t path[16];
+        int depth = find_table_proven(e, e->root, 0, path);
+        if (depth > 0) {
+            /* reuse looks two plies down: the match goes there move by move */
+            game_state_copy(t.g, mid, t.st);
+            move_id_t m = 0;
+            for (int d = 0; d < depth; d++) {
+                game_ctx_set_state(t.ctx, mid);
+                move_id_t joint[2];
+                for (uint32_t q = 0; q < 2; q++) {
+                    const move_id_t *ms;
+                    joint[q] = game_legal(t.ctx, q, &ms) >= 2 ? e->pool->nodes[path[d]].edge : ms[0];
+                }
+                game_next(t.ctx, joint, gs);
+                game_state_copy(t.g, mid, gs);
+                if (d % 2 == 1) m = searcher_choose(s, gs, deadline_none(), NULL, &rep);
+            }
+            e = searcher_engine(s, 0);
+            assert_true(rep.reused > 0); /* the tree was kept: the root is the node proven from the table */
+            assert_int_equal(e->root, path[depth - 1]);
+            assert_true(rep.playouts > 0);
+            game_ctx_set_state(t.ctx, gs);
+            move_id_t joint[2];
+            const move_id_t *ms;
+            game_legal(t.ctx, 1, &ms);
+            joint[0] = m;
+            joint[1] = ms[0];
+            game_next(t.ctx, joint, after);
+            assert_true(fabs(minimax(&t, after, 0, 0) - minimax(&t, gs, 0, 0)) < 1e-3);
+            rerooted++;
+        }
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    game_state_free(mid);
+    game_state_free(gs);
+    game_state_free(after);
+    assert_true(rerooted > 0);
+    print_message("note: proven nodes %u with the table (%u from it, %llu hits), %u without; %u roots re-proven\n", solved[1], table[1],
+                  (unsigned long long)hits, solved[0], rerooted);
+    assert_int_equal(table[0], 0);
+    assert_true(table[1] > 0 && hits >= table[1]);
+    assert_true(solved[1] > solved[0]);
+    char err[256];
+    assert_null(search_spec_parse("compete:tt=16,solver=off", err, sizeof err));
+    assert_non_null(strstr(err, "solver"));
+    search_spec_t *ok = search_spec_parse("compete:tt=0,solver=off", err, sizeof err);
+    assert_non_null(ok);
+    search_spec_free(ok);
+    tg_free(&t);
+}
+
+/* Whole games with the table and the tree kept: a root proven from the
+ * table (its value, not its move) is searched again, so a move played as a
+ * proven win is one: minimax agrees after it. */
+static void test_proven_states_match(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("ticTacToe.kif"))) {
+        skip();
+        return;
+    }
+    uint32_t wins_played = 0;
+    game_state_t *cur = game_state_new(t.g), *nx = game_state_new(t.g);
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        search_spec_t *sp[2];
+        searcher_t *s[2];
+        /* o is weak (a few playouts a move), so x reaches won positions */
+        for (uint32_t r = 0; r < 2; r++)
+            s[r] = new_searcher(&t, r, r ? "compete:playouts=8,threads=1" : "compete:playouts=400,threads=1", seed * 2 + r, &sp[r]);
+        game_state_copy(t.g, cur, t.st);
+        for (;;) {
+            game_ctx_set_state(t.ctx, cur);
+            if (game_is_terminal(t.ctx)) break;
+            move_id_t joint[2];
+            search_report_t rep[2];
+            for (uint32_t r = 0; r < 2; r++) joint[r] = searcher_choose(s[r], cur, deadline_none(), NULL, &rep[r]);
+            game_ctx_set_state(t.ctx, cur);
+            game_next(t.ctx, joint, nx);
+            for (uint32_t r = 0; r < 2; r++) {
+                const move_id_t *ms;
+                game_ctx_set_state(t.ctx, cur);
+                if (game_legal(t.ctx, r, &ms) < 2 || !rep[r].solved || rep[r].value < 1 - 1e-3) continue;
+                wins_played++;
+                if (minimax(&t, nx, r, 0) < 1 - 1e-3) fail_msg("seed %llu: a move played as a proven win is none", (unsigned long long)seed);
+            }
+            game_state_copy(t.g, cur, nx);
+        }
+        for (uint32_t r = 0; r < 2; r++) {
+            searcher_free(s[r]);
+            search_spec_free(sp[r]);
+        }
+    }
+    print_message("note: %u moves played as proven wins, each one\n", wins_played);
+    assert_true(wins_played >= 6);
+    game_state_free(cur);
+    game_state_free(nx);
     tg_free(&t);
 }
 
@@ -768,6 +933,8 @@ int main(void)
         cmocka_unit_test(test_solver_simultaneous),
         cmocka_unit_test(test_lostvisit),
         cmocka_unit_test(test_rbonus),
+        cmocka_unit_test(test_proven_states),
+        cmocka_unit_test(test_proven_states_match),
         cmocka_unit_test(test_lookahead_proves_exactly),
         cmocka_unit_test(test_lookahead_spec),
         cmocka_unit_test(test_tree_reuse),
