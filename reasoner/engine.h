@@ -60,6 +60,7 @@ struct game {
 struct game_ctx {
     const game_t *g;
     game_state_t *cur;
+    bool scratch; /* game_ctx_scratch: its states are not returned to */
 };
 
 /* Common parts, used by the engines. */

@@ -211,6 +211,7 @@ void game_ctx_base_init(game_ctx_t *c, const game_t *g)
 {
     c->g = g;
     c->cur = game_state_new(g);
+    c->scratch = false;
 }
 
 void game_ctx_base_free(game_ctx_t *c) { game_state_free(c->cur); }
@@ -238,6 +239,7 @@ void game_ctx_set_state(game_ctx_t *c, const game_state_t *s)
 }
 
 const game_state_t *game_ctx_state(const game_ctx_t *c) { return c->cur; }
+void game_ctx_scratch(game_ctx_t *c) { c->scratch = true; }
 bool game_is_terminal(game_ctx_t *c) { return c->g->vt->terminal(c); }
 uint32_t game_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves) { return c->g->vt->legal(c, role, moves); }
 int game_goal(game_ctx_t *c, uint32_t role) { return c->g->vt->goal(c, role); }

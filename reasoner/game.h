@@ -187,6 +187,10 @@ void game_initial(game_ctx_t *c, game_state_t *out);
 /* Make a copy of s the context's current state. */
 void game_ctx_set_state(game_ctx_t *c, const game_state_t *s);
 const game_state_t *game_ctx_state(const game_ctx_t *c);
+/* A hint for a context whose states are looked at once and left (one-ply
+ * lookahead from a playout): the engine need not keep anything to come back
+ * to them. The answers are the same either way. */
+void game_ctx_scratch(game_ctx_t *c);
 
 /* Queries on the current state. */
 bool game_is_terminal(game_ctx_t *c);

@@ -486,7 +486,10 @@ static void pg_state_changed(game_ctx_t *cc) { ((pctx_t *)cc)->state_done = fals
 static void ensure_state(pctx_t *c)
 {
     if (c->state_done) return;
-    pn_run_set_state(c->run, c->base.cur->data, !c->played);
+    /* A snapshot pays when the search comes back to the state (a tree
+     * node's); a scratch context's states are seen once, and copying the
+     * circuit's counters for each was half of a decisive playout's time. */
+    pn_run_set_state(c->run, c->base.cur->data, !c->played && !c->base.scratch);
     c->played = false;
     c->state_done = true;
 }

@@ -182,6 +182,7 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     if (e->solver && spec->lookahead && e->k == 2)
         for (int i = 0; i < 2; i++) {
             e->la_ctx[i] = game_ctx_new(g);
+            game_ctx_scratch(e->la_ctx[i]); /* states seen once */
             e->la_st[i] = game_state_new(g);
         }
     e->line_value = -1;

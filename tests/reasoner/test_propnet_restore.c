@@ -4,7 +4,8 @@
  * legal moves and the next state of a random joint move. The propnet keeps
  * copies of its running state for states set from outside and restores
  * them; this checks that path, with more states than copies so that copies
- * are replaced. */
+ * are replaced. A scratch context (game_ctx_scratch: no copies kept, as
+ * the one-ply lookahead of a playout) must answer the same. */
 #include "testutil.h"
 
 #include "base/rng.h"
@@ -46,7 +47,7 @@ static void check_same(const char *game, const game_t *g, game_ctx_t *a, rng_t *
     game_ctx_free(f);
 }
 
-static void run_game(const char *dir, const char *name, uint64_t seed)
+static void run_game(const char *dir, const char *name, uint64_t seed, bool scratch)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.kif", dir, name);
@@ -71,6 +72,7 @@ static void run_game(const char *dir, const char *name, uint64_t seed)
         game_state_t *pool[POOL];
         for (int k = 0; k < POOL; k++) pool[k] = game_state_new(g);
         game_ctx_t *a = game_ctx_new(g);
+        if (scratch) game_ctx_scratch(a);
         game_initial(a, pool[0]);
         uint32_t n_pool = 1;
         rng_t rng;
@@ -112,7 +114,8 @@ static void test_going_back_matches_fresh_context(void **state)
     (void)state;
     const char *dir = tu_shared_or_skip("games");
     char *d = strdup(dir);
-    for (size_t i = 0; i < sizeof games / sizeof *games; i++) run_game(d, games[i], rng_derive(77, i));
+    for (int scratch = 0; scratch <= 1; scratch++)
+        for (size_t i = 0; i < sizeof games / sizeof *games; i++) run_game(d, games[i], rng_derive(77, i), scratch);
     free(d);
 }
 
