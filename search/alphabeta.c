@@ -189,9 +189,7 @@ static double leaf_value(ab_t *a, uint32_t side)
 static bool out_of_time(ab_t *a)
 {
     if (a->aborted) return true;
-    if ((a->nodes & 255) == 0 &&
-        ((a->stop && atomic_load_explicit(a->stop, memory_order_relaxed)) || (a->dl.at_ns && deadline_passed(a->dl))))
-        a->aborted = true;
+    if ((a->nodes & 255) == 0 && should_stop(a->dl, a->stop)) a->aborted = true;
     return a->aborted;
 }
 

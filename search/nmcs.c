@@ -123,9 +123,7 @@ static int goal_of(nmcs_t *n)
 
 static bool stopped(nmcs_t *n)
 {
-    if (!n->aborted && ((n->stop && atomic_load_explicit(n->stop, memory_order_relaxed)) ||
-                        (n->dl.at_ns && deadline_passed(n->dl))))
-        n->aborted = true;
+    if (!n->aborted && should_stop(n->dl, n->stop)) n->aborted = true;
     return n->aborted;
 }
 
