@@ -487,7 +487,7 @@ static void test_proven_states(void **state)
     for (uint64_t seed = 1; seed <= 6; seed++)
         for (int on = 0; on < 2; on++) {
             search_spec_t *sp;
-            searcher_t *s = new_searcher(&t, 0, on ? "compete:playouts=3000,threads=1" : "compete:playouts=3000,threads=1,tt=0", seed, &sp);
+            searcher_t *s = new_searcher(&t, 0, on ? "compete:playouts=3000,threads=1,tt=16" : "compete:playouts=3000,threads=1", seed, &sp);
             search_report_t rep;
             searcher_choose(s, t.st, deadline_none(), NULL, &rep);
             engine_t *e = searcher_engine(s, 0);
@@ -505,7 +505,7 @@ static void test_proven_states(void **state)
     game_state_t *mid = game_state_new(t.g), *gs = game_state_new(t.g), *after = game_state_new(t.g);
     for (uint64_t seed = 1; seed <= 6; seed++) {
         search_spec_t *sp;
-        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,threads=1", seed, &sp);
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,threads=1,tt=16", seed, &sp);
         search_report_t rep;
         searcher_choose(s, t.st, deadline_none(), NULL, &rep);
         engine_t *e = searcher_engine(s, 0);
@@ -579,7 +579,7 @@ static void test_proven_states_match(void **state)
         searcher_t *s[2];
         /* o is weak (a few playouts a move), so x reaches won positions */
         for (uint32_t r = 0; r < 2; r++)
-            s[r] = new_searcher(&t, r, r ? "compete:playouts=8,threads=1" : "compete:playouts=400,threads=1", seed * 2 + r, &sp[r]);
+            s[r] = new_searcher(&t, r, r ? "compete:playouts=8,threads=1,tt=16" : "compete:playouts=400,threads=1,tt=16", seed * 2 + r, &sp[r]);
         game_state_copy(t.g, cur, t.st);
         for (;;) {
             game_ctx_set_state(t.ctx, cur);
@@ -592,9 +592,14 @@ static void test_proven_states_match(void **state)
             for (uint32_t r = 0; r < 2; r++) {
                 const move_id_t *ms;
                 game_ctx_set_state(t.ctx, cur);
-                if (game_legal(t.ctx, r, &ms) < 2 || !rep[r].solved || rep[r].value < 1 - 1e-3) continue;
+                if (game_legal(t.ctx, r, &ms) < 2 || !rep[r].solved) continue;
+                /* any move played from a proven root keeps the root's value */
+                double before = minimax(&t, cur, r, 0), after = minimax(&t, nx, r, 0);
+                if (after < before - 1e-3)
+                    fail_msg("seed %llu: a move from a proven root gives up value (%.2f -> %.2f)", (unsigned long long)seed, before, after);
+                if (rep[r].value < 1 - 1e-3) continue;
                 wins_played++;
-                if (minimax(&t, nx, r, 0) < 1 - 1e-3) fail_msg("seed %llu: a move played as a proven win is none", (unsigned long long)seed);
+                if (after < 1 - 1e-3) fail_msg("seed %llu: a move played as a proven win is none", (unsigned long long)seed);
             }
             game_state_copy(t.g, cur, nx);
         }
