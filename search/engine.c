@@ -1326,15 +1326,34 @@ static bool reroot(engine_t *e, const game_state_t *st)
     return true;
 }
 
-/* A root proven from the proven-states table has its value but not the
- * move that achieves it (its children were never proven): the move choice
- * needs them, so the root goes back to an ordinary node (W = value x V)
- * and the search proves it again, from its children's states, most of
- * them in the table. */
+/* A proven root must keep a witness, a proven child of its value, for the
+ * move choice (engine_final). A root proven from the proven-states table
+ * never had one (its children were never proven), and the LRU may have
+ * recycled the witness of a root proven in the tree, since descents stop
+ * at proven nodes and their subtrees age first. Either way the root goes
+ * back to an ordinary node (W = value x V) and the search proves it again
+ * from its children (most of them in the table, when there is one).
+ * Forced and simultaneous roots choose without the solver's witness. */
+static bool root_witnessed(engine_t *e)
+{
+    const node_t *n = &e->pool->nodes[e->root];
+    if (n->solved == SOLVED_TABLE) return false;
+    game_ctx_set_state(e->ctx, e->root_state);
+    if (gather_legal(e) != 1) return true;
+    uint32_t r = e->dec[0];
+    double rv = solved_value(e->pool, e->root, r);
+    slot_build(e, e->root);
+    for (uint32_t i = 0; i < e->n_legal[r]; i++) {
+        uint32_t c = slot_get(e, e->legal[r][i]);
+        if (c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, r) >= rv - SOLVED_EPS) return true;
+    }
+    return false;
+}
+
 static void root_unwitnessed(engine_t *e)
 {
     node_t *n = &e->pool->nodes[e->root];
-    if (n->solved != SOLVED_TABLE) return;
+    if (!n->solved || root_witnessed(e)) return;
     float *w = pool_w(e->pool, e->root);
     for (uint32_t r = 0; r < e->k; r++) w[r] *= (float)n->visits;
     n->solved = 0;

@@ -615,6 +615,84 @@ static void test_proven_states_match(void **state)
     tg_free(&t);
 }
 
+/* A root proven in the tree whose witness (the proven child of its value)
+ * is gone, as when the LRU recycles it, is searched again rather than
+ * answered at once from stale visits; its move is then a winning one.
+ * ticTacToe positions where x (to move) wins by force; the witnesses are
+ * unproven by hand, which is what losing them means to the move choice. */
+static void test_proven_root_needs_witness(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, st_shared_game("ticTacToe.kif"))) {
+        skip();
+        return;
+    }
+    game_state_t *cur = game_state_new(t.g), *nx = game_state_new(t.g);
+    rng_t rng;
+    rng_seed(&rng, 11);
+    uint32_t checked = 0;
+    for (int tries = 0; tries < 400 && checked < 5; tries++) {
+        /* a random position with x to move and a forced win for x */
+        game_state_copy(t.g, cur, t.st);
+        uint32_t plies = 2 * (1 + rng_below(&rng, 3));
+        bool ok = true;
+        for (uint32_t p = 0; p < plies && ok; p++) {
+            game_ctx_set_state(t.ctx, cur);
+            if (game_is_terminal(t.ctx)) ok = false;
+            move_id_t joint[2];
+            for (uint32_t q = 0; q < 2 && ok; q++) {
+                const move_id_t *ms;
+                uint32_t n = game_legal(t.ctx, q, &ms);
+                joint[q] = ms[rng_below(&rng, n)];
+            }
+            if (!ok) break;
+            game_next(t.ctx, joint, nx);
+            game_state_copy(t.g, cur, nx);
+        }
+        game_ctx_set_state(t.ctx, cur);
+        const move_id_t *ms;
+        if (!ok || game_is_terminal(t.ctx) || game_legal(t.ctx, 0, &ms) < 2 || minimax(&t, cur, 0, 0) < 1 - 1e-3) continue;
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,threads=1", (uint64_t)tries, &sp);
+        search_report_t rep;
+        searcher_choose(s, cur, deadline_none(), NULL, &rep);
+        engine_t *e = searcher_engine(s, 0);
+        if (!rep.solved || !node_solved(e->pool, e->root)) {
+            searcher_free(s);
+            search_spec_free(sp);
+            continue;
+        }
+        /* lose every witness: x's proven children worth a win */
+        uint32_t lost = 0;
+        for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+            if (!node_solved(e->pool, c) || ldf(&pool_w(e->pool, c)[0]) < 1 - 1e-3) continue;
+            float *w = pool_w(e->pool, c);
+            for (uint32_t r = 0; r < 2; r++) w[r] *= (float)e->pool->nodes[c].visits;
+            e->pool->nodes[c].solved = 0;
+            lost++;
+        }
+        assert_true(lost > 0);
+        move_id_t m = searcher_choose(s, cur, deadline_none(), NULL, &rep); /* the same state: the tree is kept */
+        assert_true(rep.reused > 0);
+        assert_true(rep.playouts > 0); /* searched again, not answered from the stale root */
+        move_id_t joint[2] = {m, 0};
+        game_ctx_set_state(t.ctx, cur);
+        game_legal(t.ctx, 1, &ms);
+        joint[1] = ms[0];
+        game_next(t.ctx, joint, nx);
+        if (minimax(&t, nx, 0, 0) < 1 - 1e-3) fail_msg("try %d: a won root without its witness plays a move that does not win", tries);
+        checked++;
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    print_message("note: %u proven roots re-proven after losing their witnesses\n", checked);
+    assert_true(checked >= 3);
+    game_state_free(cur);
+    game_state_free(nx);
+    tg_free(&t);
+}
+
 /* ---- tree reuse ------------------------------------------------------------------ */
 
 /* After a move and the reply, the new root is the old grandchild, with its
@@ -940,6 +1018,7 @@ int main(void)
         cmocka_unit_test(test_rbonus),
         cmocka_unit_test(test_proven_states),
         cmocka_unit_test(test_proven_states_match),
+        cmocka_unit_test(test_proven_root_needs_witness),
         cmocka_unit_test(test_lookahead_proves_exactly),
         cmocka_unit_test(test_lookahead_spec),
         cmocka_unit_test(test_tree_reuse),
