@@ -61,6 +61,9 @@ typedef struct search_report {
     uint64_t bytes_per_node;  /* node struct + its AMAF table */
     uint64_t bytes_peak;      /* peak bytes of the search (nodes + AMAF + MAST) */
     double seconds;           /* wall time spent */
+    /* CPU time of the search's threads: playouts / cpu_seconds is the
+     * search's speed on a loaded machine, where wall time is shared */
+    double cpu_seconds;
     double value;             /* estimated value of the chosen move in [0,1] */
     uint64_t capped;          /* playouts cut at the ply cap or by a rules defect */
     uint64_t recycled;        /* nodes recycled (LRU, spec §6) */

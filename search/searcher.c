@@ -171,12 +171,15 @@ typedef struct job {
     const game_state_t *st;
     deadline_t dl;
     const atomic_bool *stop;
+    uint64_t cpu_ns; /* the CPU time of this worker's thread in the search */
 } job_t;
 
 static void *job_run(void *arg)
 {
     job_t *j = arg;
+    uint64_t c0 = clock_thread_cpu_ns();
     engine_search(j->e, j->st, j->dl, j->stop);
+    j->cpu_ns = clock_thread_cpu_ns() - c0;
     return NULL;
 }
 
@@ -185,19 +188,24 @@ typedef struct shared_job {
     deadline_t dl;
     const atomic_bool *stop;
     _Atomic uint64_t *tickets;
+    uint64_t cpu_ns;
 } shared_job_t;
 
 static void *shared_run(void *arg)
 {
     shared_job_t *j = arg;
+    uint64_t c0 = clock_thread_cpu_ns();
     engine_search_loop(j->e, j->dl, j->stop, j->tickets);
+    j->cpu_ns = clock_thread_cpu_ns() - c0;
     return NULL;
 }
 
 /* Tree parallelism (issue 12): worker 0 re-roots the match tree, then every
  * worker runs iterations on it at once (iterate_shared: lock for the tree,
  * none for the playout); the playout budget is one counter for all. */
-static void search_shared(searcher_t *s, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
+/* Returns the CPU time of the workers on threads of their own (the
+ * caller's thread counts its own). */
+static uint64_t search_shared(searcher_t *s, const game_state_t *st, deadline_t dl, const atomic_bool *stop)
 {
     engine_t *e0 = &s->w[0];
     engine_search_begin(e0, st, dl, stop);
@@ -209,15 +217,20 @@ static void search_shared(searcher_t *s, const game_state_t *st, deadline_t dl, 
     for (uint32_t i = 0; i < s->n_workers; i++) {
         engine_decay(&s->w[i], s->spec.decay);
         if (i > 0) engine_worker_sync(&s->w[i], e0);
-        jobs[i] = (shared_job_t){&s->w[i], dl, stop, &tickets};
+        jobs[i] = (shared_job_t){&s->w[i], dl, stop, &tickets, 0};
     }
     for (uint32_t i = 1; i < s->n_workers; i++)
         if (pthread_create(&tid[i], NULL, shared_run, &jobs[i]) != 0) tid[i] = 0; /* fewer workers */
     shared_run(&jobs[0]);
+    uint64_t cpu = 0;
     for (uint32_t i = 1; i < s->n_workers; i++)
-        if (tid[i]) pthread_join(tid[i], NULL);
+        if (tid[i]) {
+            pthread_join(tid[i], NULL);
+            cpu += jobs[i].cpu_ns;
+        }
     free(tid);
     free(jobs);
+    return cpu;
 }
 
 /* Root-parallel final move: the most visited move over all workers. */
@@ -257,7 +270,7 @@ static deadline_t own_deadline(const searcher_t *s, deadline_t dl)
 move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t deadline, const atomic_bool *stop,
                           search_report_t *rep)
 {
-    uint64_t t0 = clock_now_ns();
+    uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu_workers = 0;
     search_report_t r;
     memset(&r, 0, sizeof r);
     engine_t *e0 = &s->w[0];
@@ -287,7 +300,7 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             deadline = deadline_at_ns(deadline.at_ns > now ? now + (deadline.at_ns - now) / 2 : now);
         }
         if (s->shared) {
-            search_shared(s, st, deadline, stop);
+            cpu_workers = search_shared(s, st, deadline, stop);
             move = engine_final(e0, &r.value);
         } else if (s->n_workers == 1) {
             engine_decay(e0, s->spec.decay);
@@ -302,7 +315,7 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
                 engine_t *e = &s->w[i];
                 engine_decay(e, s->spec.decay);
                 if (!full.timed) e->b.p = full.p / s->n_workers + (i < full.p % s->n_workers);
-                jobs[i] = (job_t){e, st, deadline, stop};
+                jobs[i] = (job_t){e, st, deadline, stop, 0};
                 if (i > 0 && pthread_create(&tid[i], NULL, job_run, &jobs[i]) != 0) {
                     tid[i] = 0;
                     job_run(&jobs[i]); /* could not start a thread: run it here */
@@ -310,7 +323,10 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             }
             job_run(&jobs[0]);
             for (uint32_t i = 1; i < s->n_workers; i++)
-                if (tid[i]) pthread_join(tid[i], NULL);
+                if (tid[i]) {
+                    pthread_join(tid[i], NULL);
+                    cpu_workers += jobs[i].cpu_ns;
+                }
             free(tid);
             free(jobs);
             move = merge_final(s, &r.value);
@@ -355,6 +371,7 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
     }
     r.nested_best = s->nested ? nmcs_best(s->nested) : -1;
     r.seconds = (double)(clock_now_ns() - t0) / 1e9;
+    r.cpu_seconds = (double)(clock_thread_cpu_ns() - cpu0 + cpu_workers) / 1e9;
     if (rep) *rep = r;
     return move;
 }

@@ -295,8 +295,8 @@ static const char *gdl_choose(engine_match_t *m, void *snap, deadline_t deadline
     move_id_t mv = searcher_choose(s->searcher, s->state, deadline, stop, &rep);
     game_stats_t gs;
     game_get_stats(s->game, &gs);
-    snprintf(info, info_len, "%llu playouts in %.3f s, value %.3f%s, %llu kept, %llu nodes, %s",
-             (unsigned long long)rep.playouts, rep.seconds, rep.value, rep.solved ? " (proven)" : "",
+    snprintf(info, info_len, "%llu playouts in %.3f s (cpu %.3f s), value %.3f%s, %llu kept, %llu nodes, %s",
+             (unsigned long long)rep.playouts, rep.seconds, rep.cpu_seconds, rep.value, rep.solved ? " (proven)" : "",
              (unsigned long long)rep.reused, (unsigned long long)rep.nodes_peak, gs.engine);
     if (mv == UINT32_MAX) return NULL;
     return game_move_name(s->game, m->role, mv, false);

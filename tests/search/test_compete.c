@@ -951,6 +951,9 @@ static void shared_game(const char *path, const char *spec_text)
             for (uint32_t i = 0; i < n; i++) legal = legal || ms[i] == joint[r];
             assert_true(legal);
             if (!rep.solved) assert_int_equal(rep.playouts, 3000);
+            /* both workers' CPU time, each at most the search's wall time */
+            if (rep.playouts) assert_true(rep.cpu_seconds > 0);
+            assert_true(rep.cpu_seconds <= 2 * rep.seconds + 0.01);
             assert_int_equal(e->pool->nodes[e->root].visits, rep.reused + rep.playouts);
             for (uint32_t x = 0; x < e->pool->reg[0].bump; x++)
                 assert_int_equal(e->pool->nodes[x].flight, 0);

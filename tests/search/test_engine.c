@@ -775,6 +775,7 @@ static void test_dense_sparse_threads(void **state)
     move_id_t a = choose(&t, "grave:playouts=301,threads=2", 0, 4, &r1, NULL);
     move_id_t b = choose(&t, "grave:playouts=301,threads=2", 0, 4, &r2, NULL);
     assert_int_equal(r1.playouts, 301);
+    assert_true(r1.cpu_seconds > 0 && r1.cpu_seconds <= 2 * r1.seconds + 0.01); /* both workers' threads */
     assert_int_equal(a, b);
     assert_true(is_legal(&t, 0, a));
     tg_free(&t);
