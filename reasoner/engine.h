@@ -41,6 +41,8 @@ typedef struct game_vtbl {
     bool (*moves_enumerable)(const game_t *g);
     bool (*playout_move)(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
     uint32_t (*playout_legal)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
+    uint32_t (*playout_cands)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
+    bool (*playout_accepts)(game_ctx_t *c, uint32_t role, move_id_t m);
 } game_vtbl_t;
 
 /* The generic part (vt, roles, kind, stats) serves every game; prog, ts

@@ -306,6 +306,16 @@ uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **move
     return c->g->vt->playout_legal ? c->g->vt->playout_legal(c, role, moves) : 0;
 }
 
+uint32_t game_playout_cands(game_ctx_t *c, uint32_t role, const move_id_t **moves)
+{
+    return c->g->vt->playout_cands ? c->g->vt->playout_cands(c, role, moves) : 0;
+}
+
+bool game_playout_accepts(game_ctx_t *c, uint32_t role, move_id_t m)
+{
+    return c->g->vt->playout_accepts && c->g->vt->playout_accepts(c, role, m);
+}
+
 bool game_move_from_text(game_ctx_t *c, uint32_t role, const char *text, size_t len, move_id_t *out)
 {
     const game_t *g = c->g;

@@ -220,6 +220,18 @@ bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out,
  * current state changes (Go: the legal moves that fill no own eye, or pass
  * alone). 0 when the game has no policy: the caller uses game_legal. */
 uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves);
+/* The same list in two parts, for a game where testing one move costs far
+ * less than listing them all (Go: the empty points, and each one's test
+ * for an own eye, suicide, ko and superko): candidates,
+ * in an order of the game's own (the same for the same history) and valid
+ * until the current state changes, and the test.
+ * game_playout_legal's list is the candidates the test accepts, or, when
+ * it accepts none, that list as it is (pass). A playout that draws one
+ * move then tests about one candidate instead of all of them. 0 (and
+ * accepts false) when the game has no such split: the caller uses
+ * game_playout_legal. */
+uint32_t game_playout_cands(game_ctx_t *c, uint32_t role, const move_id_t **moves);
+bool game_playout_accepts(game_ctx_t *c, uint32_t role, move_id_t m);
 
 /* Parse a move written in KIF (any case, any spacing) and find it among
  * the role's legal moves in the current state. Returns false if it does not

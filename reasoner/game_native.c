@@ -131,6 +131,18 @@ static uint32_t n_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **
     return nv->playout_legal ? nv->playout_legal(NC(c)->cx, role, moves) : 0;
 }
 
+static uint32_t n_playout_cands(game_ctx_t *c, uint32_t role, const move_id_t **moves)
+{
+    const native_vtbl_t *nv = NG(c->g)->nv;
+    return nv->playout_cands && nv->playout_accepts ? nv->playout_cands(NC(c)->cx, role, moves) : 0;
+}
+
+static bool n_playout_accepts(game_ctx_t *c, uint32_t role, move_id_t m)
+{
+    const native_vtbl_t *nv = NG(c->g)->nv;
+    return nv->playout_accepts && nv->playout_accepts(NC(c)->cx, role, m);
+}
+
 static const game_vtbl_t native_vtbl = {
     .destroy = n_destroy,
     .state_print = n_state_print,
@@ -152,6 +164,8 @@ static const game_vtbl_t native_vtbl = {
     .moves_enumerable = n_moves_enumerable,
     .playout_move = n_playout_move,
     .playout_legal = n_playout_legal,
+    .playout_cands = n_playout_cands,
+    .playout_accepts = n_playout_accepts,
 };
 
 game_t *game_native_new(const native_vtbl_t *vt, void *impl, const char *const *role_names, uint32_t n_roles)

@@ -45,6 +45,10 @@ typedef struct native_vtbl {
     bool (*playout_move)(void *cx, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
     /* game_playout_legal; optional, with playout_move. */
     uint32_t (*playout_legal)(void *cx, uint32_t role, const move_id_t **moves);
+    /* game_playout_cands and game_playout_accepts; optional (both or
+     * neither), with playout_legal. */
+    uint32_t (*playout_cands)(void *cx, uint32_t role, const move_id_t **moves);
+    bool (*playout_accepts)(void *cx, uint32_t role, move_id_t m);
 } native_vtbl_t;
 
 /* A game over impl (freed by vt->destroy with the game) with roles named

@@ -283,6 +283,8 @@ void engine_free(engine_t *e)
     free(e->klist);
     free(e->knum);
     free(e->defer);
+    free(e->cand);
+    free(e->cand_q);
     free(e->lrubuf);
     free(e->legal);
     free(e->n_legal);
@@ -397,7 +399,7 @@ static void playout(engine_t *e)
         }
         step_begin(e);
         if (!own) playout_joint(e, nd);
-        for (int i = 0; i < nd; i++) step_key(e, keys_get(e->keys, e->dec[i], e->joint[e->dec[i]]));
+        for (int i = 0; i < nd; i++) step_key(e, keys_of(e->keys, e->dec[i], e->joint[e->dec[i]]));
         game_ctx_play(e->ctx, e->joint);
     }
     playout_end(e);
@@ -649,7 +651,7 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     const move_id_t *m = e->legal[r];
     argmax_t am = {-INFINITY, m[0], 0};
     for (uint32_t i = 0; i < e->n_legal[r]; i++) {
-        uint32_t key = keys_get(e->keys, r, m[i]), v = 0;
+        uint32_t key = keys_of(e->keys, r, m[i]), v = 0;
         float w = 0;
         if (simul) {
             marg_get(e->pool, x, key, &v, &w);

@@ -417,6 +417,53 @@ void playout_end(engine_t *e)
     }
 }
 
+/* MAST's move for decider r drawn from the game's candidates
+ * (game_playout_cands) with the distribution playout_pick gives over the
+ * policy's list: with probability eps uniform, else the best MAST value
+ * with random ties; a drawn candidate the game does not accept is struck
+ * out and the draw made again among the rest (uniform over the accepted
+ * ones, and the best of them). Sets e->joint[r]; returns 1 if another
+ * candidate is accepted too (r decides, spec §2.2), 0 if not (forced), -1
+ * if none is (the caller takes the policy's list: pass). */
+static int cand_pick(engine_t *e, uint32_t r, const move_id_t *cands, uint32_t n)
+{
+    if (n > e->cand_cap) {
+        e->cand_cap = n;
+        e->cand = xreallocarray(e->cand, n, sizeof *e->cand);
+        e->cand_q = xreallocarray(e->cand_q, n, sizeof *e->cand_q);
+    }
+    move_id_t *c = e->cand;
+    double *q = e->cand_q;
+    memcpy(c, cands, n * sizeof *c);
+    bool greedy = rng_double(&e->rng) >= e->spec->eps;
+    bool first = true; /* the first argmax computes the values as it goes */
+    while (n > 0) {
+        uint32_t i;
+        if (greedy) {
+            argmax_t am = {-INFINITY, 0, 0};
+            for (uint32_t j = 0; j < n; j++) {
+                if (first) q[j] = playout_move_q(e, r, c[j]);
+                argmax_offer(&am, &e->rng, j, q[j]);
+            }
+            first = false;
+            i = am.pick;
+        } else {
+            i = rng_below(&e->rng, n);
+        }
+        move_id_t a = c[i];
+        bool ok = game_playout_accepts(e->ctx, r, a);
+        c[i] = c[n - 1]; /* struck out: drawn (and played) or refused */
+        q[i] = q[n - 1];
+        n--;
+        if (!ok) continue;
+        e->joint[r] = a;
+        for (uint32_t j = 0; j < n; j++)
+            if (game_playout_accepts(e->ctx, r, c[j])) return 1;
+        return 0;
+    }
+    return -1;
+}
+
 int playout_game_step(engine_t *e)
 {
     /* The greedy and decisive strategies try every legal move: the policy
@@ -426,13 +473,27 @@ int playout_game_step(engine_t *e)
     if (e->ps && e->playout != PS_MAST && e->playout != PS_RANDOM && e->playout != PLAYOUT_AUTO) return -1;
     int nd = 0;
     if (e->spec->mast) { /* MAST weighs the moves: the policy's list */
+        /* Roles whose game splits the list (cand_pick) are drawn here and
+         * join the deciders after the others are; only while every role
+         * plays MAST (the greedy strategies sample other deciders' lists). */
+        bool split = true;
+        for (uint32_t r = 0; e->ps && r < e->k; r++) split = split && e->ps->cur[r] == PS_MAST;
+        uint32_t drawn[64], nc = 0;
         for (uint32_t r = 0; r < e->k; r++) {
+            const move_id_t *cands;
+            uint32_t n = split && nc < 64 ? game_playout_cands(e->ctx, r, &cands) : 0;
+            int d = n ? cand_pick(e, r, cands, n) : -1;
+            if (d >= 0) {
+                if (d) drawn[nc++] = r;
+                continue;
+            }
             e->n_legal[r] = game_playout_legal(e->ctx, r, &e->legal[r]);
             if (e->n_legal[r] == 0) return -1;
             if (e->n_legal[r] >= 2) e->dec[nd++] = r;
             else e->joint[r] = e->legal[r][0];
         }
         playout_joint(e, nd);
+        for (uint32_t i = 0; i < nc; i++) e->dec[nd++] = drawn[i];
         return nd;
     }
     for (uint32_t r = 0; r < e->k; r++) {
@@ -445,7 +506,7 @@ int playout_game_step(engine_t *e)
 
 double playout_move_q(engine_t *e, uint32_t r, uint32_t m)
 {
-    uint32_t key = keys_get(e->keys, r, m);
+    uint32_t key = keys_of(e->keys, r, m);
     double q = mast_q(&e->mast, key);
     if (!e->spec->nst || e->n_steps == 0) return q;
     /* NST: the 1-gram always, each 2-gram with NST_MIN_VISITS (Tak et al.

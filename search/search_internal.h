@@ -351,6 +351,13 @@ typedef struct keys {
 void keys_init(keys_t *ks, uint32_t k);
 void keys_free(keys_t *ks);
 uint32_t keys_get(keys_t *ks, uint32_t role, uint32_t move);
+/* keys_get's common case inline: the key already made (playouts ask for
+ * every candidate's key at every step). */
+static inline uint32_t keys_of(keys_t *ks, uint32_t role, uint32_t move)
+{
+    if (move < ks->of_len[role] && ks->of[role][move] != NIL) return ks->of[role][move];
+    return keys_get(ks, role, move);
+}
 
 typedef struct joints {
     uint32_t k;
@@ -539,6 +546,9 @@ typedef struct engine {
     size_t knum_cap;
     uint32_t *defer;         /* shared tree: path depths whose backup waits (backprop_tree) */
     size_t defer_cap;
+    move_id_t *cand;         /* MAST's draw from a game's candidates (playout.c, cand_pick) */
+    double *cand_q;
+    size_t cand_cap;
     uint32_t *lrubuf;        /* shared tree: nodes to move to the LRU's back (lru_flush) */
     uint32_t nbuf[64];       /* shared tree: fresh nodes taken for expansions (pool_take) */
     uint32_t nbuf_len;

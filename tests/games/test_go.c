@@ -607,6 +607,70 @@ static void test_superko_random_games(void **state)
     go_close(&k);
 }
 
+/* The playout list in two parts (game_playout_cands, game_playout_accepts):
+ * over random games on 5x5 (captures, superko) and 9x9, at every state and
+ * for both roles, the candidates the test accepts are the playout list,
+ * or the list is pass alone when it accepts none; the role not to move has
+ * no candidates. */
+static void cands_agree(const char *spec, int games, uint64_t seed)
+{
+    go_t t;
+    go_open(&t, spec);
+    game_state_t *s0 = game_state_new(t.g);
+    game_initial(t.c, s0);
+    rng_t rng;
+    rng_seed(&rng, seed);
+    unsigned refused = 0, states = 0;
+    for (int game = 0; game < games; game++) {
+        game_ctx_set_state(t.c, s0);
+        while (!game_is_terminal(t.c)) {
+            move_id_t joint[2];
+            for (uint32_t r = 0; r < 2; r++) {
+                const move_id_t *pl, *cs;
+                uint32_t npl = game_playout_legal(t.c, r, &pl);
+                move_id_t want[512];
+                assert_true(npl <= 512);
+                memcpy(want, pl, npl * sizeof *pl);
+                uint32_t nc = game_playout_cands(t.c, r, &cs), na = 0;
+                move_id_t acc[512];
+                for (uint32_t i = 0; i < nc; i++) {
+                    if (game_playout_accepts(t.c, r, cs[i])) acc[na++] = cs[i];
+                    else refused++;
+                }
+                for (uint32_t i = 1; i < na; i++) /* the list is sorted by id: so the accepted */
+                    for (uint32_t j = i; j > 0 && acc[j - 1] > acc[j]; j--) {
+                        move_id_t x = acc[j];
+                        acc[j] = acc[j - 1];
+                        acc[j - 1] = x;
+                    }
+                if (na) {
+                    assert_int_equal(na, npl);
+                    assert_memory_equal(acc, want, na * sizeof *acc);
+                } else {
+                    assert_int_equal(npl, 1);
+                    const char *name = game_move_name(t.g, r, want[0], true);
+                    if (strcmp(name, "pass") && strcmp(name, "noop")) fail_msg("%s: alone in the list: %s", spec, name);
+                }
+                bool decides;
+                assert_true(game_playout_move(t.c, r, &rng, &joint[r], &decides));
+            }
+            states++;
+            game_ctx_play(t.c, joint);
+        }
+    }
+    printf("%s: %u states, %u candidates refused\n", spec, states, refused);
+    assert_true(refused > 0); /* eyes, suicide, ko or superko came up */
+    game_state_free(s0);
+    go_close(&t);
+}
+
+static void test_playout_cands(void **state)
+{
+    (void)state;
+    cands_agree("go5", 40, 7);
+    cands_agree("go9", 4, 8);
+}
+
 /* The commands take native names where they take rule files. */
 static void test_commands(void **state)
 {
@@ -639,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_two_passes_and_cap),
         cmocka_unit_test(test_next_and_play_agree),
         cmocka_unit_test(test_superko_random_games),
+        cmocka_unit_test(test_playout_cands),
         cmocka_unit_test(test_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "base/xalloc.h"
+#include "games/go/go.h"
 #include "search/search_internal.h"
 #include "st_util.h"
 
@@ -119,6 +120,76 @@ static void test_random_and_mast_rows(void **state)
         game_ctx_set_state(e->ctx, t.st);
         assert_string_equal(game_move_name(t.g, 0, engine_playout_move(e, 0), true), "(pick l)");
     }
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
+}
+
+/* MAST's playout step on a game that splits its playout list (Go:
+ * candidates and a test, game.h): what it plays is drawn as from the list.
+ * Black to move on 5x5 with an own eye at (1,1) and two suicide points at
+ * (1,5) and (5,5): candidates the test refuses. */
+static void test_mast_from_candidates(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, "go5")) fail_msg("cannot load go5");
+    const char *rows[] = {
+        ".X...", /* y = 1 */
+        "XX...",
+        ".....",
+        "OO..O",
+        ".O.O.",
+    };
+    assert_true(go_state_from_rows(t.g, rows, false, t.st));
+    const move_id_t *pl, *cs;
+    game_ctx_set_state(t.ctx, t.st);
+    uint32_t npl = game_playout_legal(t.ctx, 0, &pl), nc = game_playout_cands(t.ctx, 0, &cs);
+    assert_int_equal(npl, 25 - 8 - 1 - 2);
+    assert_int_equal(nc, 25 - 8);
+    /* No MAST statistics yet: uniform over the list, whichever branch */
+    search_spec_t *sp = spec_of("grave:playouts=100");
+    searcher_t *s = searcher_new(t.g, 0, sp);
+    searcher_reseed(s, 3);
+    engine_t *e = searcher_engine(s, 0);
+    enum { DRAWS = 14000 };
+    uint32_t hits[32] = {0};
+    for (int i = 0; i < DRAWS; i++) {
+        game_ctx_set_state(e->ctx, t.st);
+        assert_int_equal(playout_game_step(e), 1);
+        assert_int_equal(e->dec[0], 0);
+        move_id_t m = e->joint[0];
+        bool in = false;
+        for (uint32_t j = 0; j < npl; j++) in = in || pl[j] == m;
+        if (!in) fail_msg("played %s, not in the playout list", game_move_name(t.g, 0, m, true));
+        hits[m]++;
+    }
+    for (uint32_t j = 0; j < npl; j++) /* 1000 expected each; sd about 30 */
+        if (hits[pl[j]] < 850 || hits[pl[j]] > 1150)
+            fail_msg("%s drawn %u times of %d", game_move_name(t.g, 0, pl[j], true), hits[pl[j]], DRAWS);
+    searcher_free(s);
+    search_spec_free(sp);
+    /* eps = 0: the best MAST value among the accepted candidates, even
+     * when refused ones are valued higher: (5,5), (1,5) and the eye (1,1)
+     * (ids 24, 20, 0) above (3,3) (id 12) above the rest */
+    sp = spec_of("grave:playouts=100,eps=0");
+    s = searcher_new(t.g, 0, sp);
+    e = searcher_engine(s, 0);
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t key = keys_get(e->keys, 0, cs[i]);
+        mast_reserve(&e->mast, key + 1);
+        e->mast.n[key] = 10;
+        e->mast.w[key] = cs[i] == 24 ? 9.5 : cs[i] == 20 ? 9 : cs[i] == 0 ? 8.5 : cs[i] == 12 ? 8 : 5;
+    }
+    for (int i = 0; i < 50; i++) {
+        game_ctx_set_state(e->ctx, t.st);
+        assert_int_equal(playout_game_step(e), 1);
+        assert_string_equal(game_move_name(t.g, 0, e->joint[0], true), "(play 3 3)");
+    }
+    /* white, not to move: the noop, no decider */
+    game_ctx_set_state(e->ctx, t.st);
+    playout_game_step(e);
+    assert_string_equal(game_move_name(t.g, 1, e->joint[1], true), "noop");
     searcher_free(s);
     search_spec_free(sp);
     tg_free(&t);
@@ -473,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_greedy_strategies_pick_their_best),
         cmocka_unit_test(test_terminal_shortcut),
         cmocka_unit_test(test_random_and_mast_rows),
+        cmocka_unit_test(test_mast_from_candidates),
         cmocka_unit_test(test_nst_table),
         cmocka_unit_test(test_nst_turns_the_choice),
         cmocka_unit_test(test_nst_search),
