@@ -96,6 +96,9 @@ struct session {
     pthread_cond_t cv;
     match_t *cur;
     bool loading;
+    /* loader threads not yet returned: one may still log after it has
+     * installed its match and cleared `loading` */
+    int loaders;
     char *loading_id;
     uint32_t loading_play_clock;
     /* The guess while nothing is known: "noop" in the START's own
@@ -442,14 +445,14 @@ bool session_free_within(session_t *s, uint64_t wait_ms)
      * step being applied: wait for them (the compile budgets bound them),
      * or give up at the bound and leave the session to the process's
      * exit. */
-    while (s->loading || s->stepping) {
+    while (s->loading || s->loaders || s->stepping) {
         if (until == UINT64_MAX) {
             pthread_cond_wait(&s->cv, &s->mu);
             continue;
         }
         struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL), .tv_nsec = (long)(until % 1000000000ULL)};
         if (clock_now_ns() >= until || pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
-            if (s->loading || s->stepping) {
+            if (s->loading || s->loaders || s->stepping) {
                 pthread_mutex_unlock(&s->mu);
                 return false;
             }
@@ -629,6 +632,10 @@ static void *loader_main(void *arg)
     pthread_mutex_unlock(&s->mu);
     if (orphan) session_log(s, id, "load", 0, "", arrival_ns, note);
     free(id);
+    pthread_mutex_lock(&s->mu);
+    s->loaders--;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
     return NULL;
 }
 
@@ -663,6 +670,7 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         return;
     }
     s->loading = true;
+    s->loaders++;
     free(s->loading_id);
     s->loading_id = xstrdup(msg->match_id);
     s->loading_play_clock = msg->play_clock;
