@@ -144,12 +144,22 @@ typedef struct budget {
     bool timed;
 } budget_t;
 void spec_budget(const search_spec_t *s, budget_t *b);
-/* compete on a game whose moves do not recur (searcher.c): GRAVE's own
- * bias and no exploration term, where the spec did not set them. */
+/* compete on a placement game (searcher.c): GRAVE's own bias and no
+ * exploration term, where the spec did not set them. */
 void spec_placement(search_spec_t *s);
-/* The share of decisions that repeat a move their role already played in
- * the same random playout from the initial state (searcher.c). */
-double search_moves_recur(const game_t *g);
+/* What a few random playouts from the initial state say of a game's moves
+ * (searcher.c): recur, the share of decisions that repeat a move their
+ * role already played in the same playout; churn, how many more fluents a
+ * ply changes on average than the ply that changes fewest (a placement
+ * adds its mark and turns the turn over, always alike; Othello's flips
+ * vary with the position). */
+typedef struct {
+    double recur;
+    double churn;
+} move_shape_t;
+move_shape_t search_move_shape(const game_t *g);
+/* A placement game: moves do not recur and churn little. */
+bool search_is_placement(move_shape_t shape);
 
 /* ---- the node pool ------------------------------------------------------ */
 

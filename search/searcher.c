@@ -40,13 +40,19 @@ bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, 
     return true;
 }
 
-/* Placement games (Hex, Othello, Go, tic-tac-toe) never repeat a move in
- * a playout: a move there means one thing wherever it is played, which is
- * what AMAF assumes. There GRAVE as the paper tunes it (bias 0.01, no
- * exploration) beat compete's bias 1 and c 0.4, tuned on connect four and
- * breakthrough whose moves do recur: on hex7 at 0.1 s per move, GRAVE with
- * bias 1 and c 0.4 scored 17.5% of 40 games against GRAVE, compete 42.5%
- * and compete with GRAVE's bias and c 55.0% (bench/results/compete.md).
+/* Placement games (Hex, Go, tic-tac-toe) never repeat a move in a
+ * playout, and a move there adds its own mark and changes little else: a
+ * move means one thing whenever it is played, which is what AMAF assumes.
+ * There GRAVE as the paper tunes it (bias 0.01, no exploration) beat
+ * compete's bias 1 and c 0.4, tuned on connect four and breakthrough whose
+ * moves do recur: on hex7 at 0.1 s per move, GRAVE with bias 1 and c 0.4
+ * scored 17.5% of 40 games against GRAVE, compete 42.5% and compete with
+ * GRAVE's bias and c 55.0% (bench/results/compete.md). Othello's moves do
+ * not recur either, but each flips a number of discs that depends on the
+ * whole position (the churn below): there compete with GRAVE's bias and c
+ * scored 47.5% of 60 games against `uct` at 0.25 s per move, with c 0.2
+ * 53.3%, and with its own bias 1 and c 0.4 80.0% [68.1, 88.3]
+ * (bench/results/compete.md, session 20).
  * A few random playouts from the initial state measure it, with their own
  * seed: a game decides alike every run unless its rules are so slow that
  * the 100 ms bound cuts the sample short (a placement game still measures
@@ -56,8 +62,31 @@ bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, 
 #define RECUR_MAX_MS 100
 #define RECUR_SEED 0x2ec0aull
 #define RECUR_PLACEMENT 0.01 /* at most this share of repeats: a placement game */
+#define CHURN_PLACEMENT 0.5  /* at most this many fluents changed past the fewest */
 
-double search_moves_recur(const game_t *g)
+/* How many fluents differ between two sorted id lists. */
+static uint32_t fluents_changed(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb)
+{
+    uint32_t i = 0, j = 0, d = 0;
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) i++, j++;
+        else if (a[i] < b[j]) i++, d++;
+        else j++, d++;
+    }
+    return d + (na - i) + (nb - j);
+}
+
+/* The true fluents of the context's state into *buf (grown as needed). */
+static uint32_t ctx_fluents(const game_t *g, const game_ctx_t *ctx, uint32_t **buf, size_t *cap)
+{
+    for (;;) {
+        uint32_t n = game_state_fluents(g, game_ctx_state(ctx), *buf, (uint32_t)*cap);
+        if (n <= *cap) return n;
+        XVEC_RESERVE(buf, cap, n);
+    }
+}
+
+move_shape_t search_move_shape(const game_t *g)
 {
     uint32_t k = game_num_roles(g);
     game_ctx_t *ctx = game_ctx_new(g);
@@ -65,7 +94,10 @@ double search_moves_recur(const game_t *g)
     move_id_t *joint = xcalloc(k ? k : 1, sizeof *joint);
     uint64_t *seen = NULL; /* (role, move) pairs of this playout */
     size_t n_seen = 0, cap = 0;
-    uint64_t decisions = 0, repeats = 0, plies = 0;
+    uint32_t *fa = NULL, *fb = NULL; /* the fluents before and after a ply */
+    size_t ca = 0, cb = 0;
+    uint64_t decisions = 0, repeats = 0, plies = 0, changed_plies = 0, changed_sum = 0;
+    uint32_t changed_min = UINT32_MAX;
     rng_t rng;
     rng_seed(&rng, RECUR_SEED);
     deadline_t dl = deadline_in_ms(RECUR_MAX_MS);
@@ -74,7 +106,7 @@ double search_moves_recur(const game_t *g)
         game_ctx_set_state(ctx, st);
         n_seen = 0;
         while (!game_is_terminal(ctx) && plies++ < RECUR_MAX_PLIES) {
-            bool ok = true;
+            bool ok = true, decided = false;
             for (uint32_t r = 0; r < k; r++) {
                 const move_id_t *m;
                 uint32_t n = game_legal(ctx, r, &m);
@@ -84,6 +116,7 @@ double search_moves_recur(const game_t *g)
                 }
                 joint[r] = m[rng_below(&rng, n)];
                 if (n < 2) continue;
+                decided = true;
                 uint64_t key = (uint64_t)r << 32 | joint[r];
                 decisions++;
                 size_t i = 0;
@@ -96,14 +129,30 @@ double search_moves_recur(const game_t *g)
                 }
             }
             if (!ok) break;
+            uint32_t na = decided ? ctx_fluents(g, ctx, &fa, &ca) : 0;
             game_ctx_play(ctx, joint);
+            if (decided) {
+                uint32_t d = fluents_changed(fa, na, fb, ctx_fluents(g, ctx, &fb, &cb));
+                changed_plies++;
+                changed_sum += d;
+                if (d < changed_min) changed_min = d;
+            }
         }
     }
+    free(fa);
+    free(fb);
     free(seen);
     free(joint);
     game_state_free(st);
     game_ctx_free(ctx);
-    return decisions ? (double)repeats / (double)decisions : 1.0;
+    move_shape_t out = {.recur = decisions ? (double)repeats / (double)decisions : 1.0};
+    if (changed_plies) out.churn = (double)changed_sum / (double)changed_plies - changed_min;
+    return out;
+}
+
+bool search_is_placement(move_shape_t shape)
+{
+    return shape.recur <= RECUR_PLACEMENT && shape.churn <= CHURN_PLACEMENT;
 }
 
 static uint64_t worker_seed(uint64_t seed, uint32_t i) { return i == 0 ? seed : rng_derive(seed, i); }
@@ -114,7 +163,7 @@ searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *sp
     s->g = g;
     s->role = role;
     s->spec = *spec;
-    if (spec->v->match && spec->v->sel == SEL_GRAVE && search_moves_recur(g) <= RECUR_PLACEMENT)
+    if (spec->v->match && spec->v->sel == SEL_GRAVE && search_is_placement(search_move_shape(g)))
         spec_placement(&s->spec);
     s->seed = spec->seed;
     s->n_workers = spec->threads ? spec->threads : 1;

@@ -981,15 +981,17 @@ static void test_tree_parallel(void **state)
 }
 
 /* Placement games: compete takes GRAVE's own bias and c there (searcher.c,
- * search_moves_recur), keeps its own where moves recur, and never
- * overrides a bias or c the spec sets. */
+ * search_move_shape), keeps its own where moves recur or a ply's changes
+ * vary with the position (Othello's flips), and never overrides a bias or
+ * c the spec sets. */
 static void placement_case(const char *path, const char *text, bool placement, double bias, double c)
 {
     tgame_t t;
     tg_load(&t, path);
-    double recur = search_moves_recur(t.g);
-    if (placement) assert_true(recur == 0.0);
-    else assert_true(recur > 0.3); /* connect four: about half the drops repeat a column */
+    move_shape_t shape = search_move_shape(t.g);
+    printf("%s: recur %.3f churn %.3f\n", path, shape.recur, shape.churn);
+    assert_true(search_is_placement(shape) == placement);
+    if (placement) assert_true(shape.recur == 0.0 && shape.churn == 0.0);
     search_spec_t *sp;
     searcher_t *s = new_searcher(&t, 0, text, 1, &sp);
     const search_spec_t *used = searcher_engine(s, 0)->spec; /* what the engine reads */
@@ -1004,11 +1006,25 @@ static void test_placement_settings(void **state)
 {
     (void)state;
     const char *ttt = GGP_SOURCE_DIR "/games/tictactoe.kif", *c4 = GGP_SOURCE_DIR "/games/connect4.kif";
+    const char *hex = GGP_SOURCE_DIR "/games/hex7.kif", *oth = GGP_SOURCE_DIR "/games/othello.kif";
     placement_case(ttt, "compete:playouts=10", true, 0.01, 0);
     placement_case(ttt, "compete:playouts=10,bias=1,c=0.4", true, 1, 0.4);
     placement_case(ttt, "compete:playouts=10,c=0.2", true, 0.01, 0.2);
+    placement_case(hex, "compete:playouts=10", true, 0.01, 0);
     placement_case(c4, "compete:playouts=10", false, 1, 0.4);
     placement_case(c4, "compete:playouts=10,bias=0.5", false, 0.5, 0.4);
+    placement_case(oth, "compete:playouts=10", false, 1, 0.4);
+    placement_case(oth, "compete:playouts=10,c=0", false, 1, 0);
+    /* the measures themselves: connect four's drops repeat a column about
+     * half the time; Othello's moves never repeat, its flips vary */
+    tgame_t t;
+    tg_load(&t, c4);
+    assert_true(search_move_shape(t.g).recur > 0.3);
+    tg_free(&t);
+    tg_load(&t, oth);
+    move_shape_t o = search_move_shape(t.g);
+    assert_true(o.recur == 0.0 && o.churn > 1.0);
+    tg_free(&t);
 }
 
 int main(void)
