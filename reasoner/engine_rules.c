@@ -179,7 +179,7 @@ static void rg_state_print(const game_t *gg, const game_state_t *s, FILE *out, b
 static uint32_t rg_fluents(const game_t *gg, const game_state_t *s, uint32_t *out, uint32_t cap)
 {
     (void)gg;
-    if (s->n) memcpy(out, s->data, (s->n < cap ? s->n : cap) * sizeof *out);
+    if (s->n && cap) memcpy(out, s->data, (s->n < cap ? s->n : cap) * sizeof *out);
     return s->n;
 }
 

@@ -79,6 +79,7 @@ static uint32_t fluents_changed(const uint32_t *a, uint32_t na, const uint32_t *
 /* The true fluents of the context's state into *buf (grown as needed). */
 static uint32_t ctx_fluents(const game_t *g, const game_ctx_t *ctx, uint32_t **buf, size_t *cap)
 {
+    XVEC_RESERVE(buf, cap, 64);
     for (;;) {
         uint32_t n = game_state_fluents(g, game_ctx_state(ctx), *buf, (uint32_t)*cap);
         if (n <= *cap) return n;
