@@ -984,7 +984,7 @@ static void test_tree_parallel(void **state)
  * search_move_shape), keeps its own where moves recur or a ply's changes
  * vary with the position (Othello's flips), and never overrides a bias or
  * c the spec sets. */
-static void placement_case(const char *path, const char *text, bool placement, double bias, double c)
+static move_shape_t placement_case(const char *path, const char *text, bool placement, double bias, double c)
 {
     tgame_t t;
     tg_load(&t, path);
@@ -1000,6 +1000,7 @@ static void placement_case(const char *path, const char *text, bool placement, d
     searcher_free(s);
     search_spec_free(sp);
     tg_free(&t);
+    return shape;
 }
 
 static void test_placement_settings(void **state)
@@ -1011,20 +1012,13 @@ static void test_placement_settings(void **state)
     placement_case(ttt, "compete:playouts=10,bias=1,c=0.4", true, 1, 0.4);
     placement_case(ttt, "compete:playouts=10,c=0.2", true, 0.01, 0.2);
     placement_case(hex, "compete:playouts=10", true, 0.01, 0);
-    placement_case(c4, "compete:playouts=10", false, 1, 0.4);
-    placement_case(c4, "compete:playouts=10,bias=0.5", false, 0.5, 0.4);
-    placement_case(oth, "compete:playouts=10", false, 1, 0.4);
-    placement_case(oth, "compete:playouts=10,c=0", false, 1, 0);
     /* the measures themselves: connect four's drops repeat a column about
      * half the time; Othello's moves never repeat, its flips vary */
-    tgame_t t;
-    tg_load(&t, c4);
-    assert_true(search_move_shape(t.g).recur > 0.3);
-    tg_free(&t);
-    tg_load(&t, oth);
-    move_shape_t o = search_move_shape(t.g);
+    assert_true(placement_case(c4, "compete:playouts=10", false, 1, 0.4).recur > 0.3);
+    placement_case(c4, "compete:playouts=10,bias=0.5", false, 0.5, 0.4);
+    move_shape_t o = placement_case(oth, "compete:playouts=10", false, 1, 0.4);
     assert_true(o.recur == 0.0 && o.churn > 1.0);
-    tg_free(&t);
+    placement_case(oth, "compete:playouts=10,c=0", false, 1, 0);
 }
 
 int main(void)
