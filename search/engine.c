@@ -376,6 +376,7 @@ uint32_t engine_playout_move(engine_t *e, uint32_t role)
     int nd = gather_legal(e);
     if (nd < 0) return UINT32_MAX;
     if (e->ps && e->n_legal[role] >= 2) { /* the spec's strategies (playout.c, spec §14) */
+        e->ps->quiet = false; /* a state of the caller's: no last step */
         playout_joint(e, nd);
         return e->joint[role];
     }

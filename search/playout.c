@@ -148,6 +148,9 @@ const strategy_row_t playout_strategies[PS_N] = {
     [PS_EVAL] = {"eval", "E: the goal value after the move (material count where goals are flat)", score_eval},
     [PS_DECISIVE] = {"decisive", "a move that wins at once if there is one, else MAST among the moves that do not lose at once",
                      NULL},
+    [PS_ANTIDECISIVE] = {"antidecisive",
+                         "decisive, and never a move the next player can answer with a win at once while another is left",
+                         NULL},
 };
 
 int strategy_find(const char *name, size_t len)
@@ -209,7 +212,7 @@ static bool uses_strategies(const search_spec_t *s)
     return s->playout != PS_RANDOM && s->playout != PS_MAST;
 }
 
-/* ---- playout=auto: decisive moves or MAST, from the game (issue 12 item 6) -- */
+/* ---- playout=auto: (anti-)decisive moves or MAST, from the game (issue 12 item 6) */
 
 /* The sample: random playouts from the initial state, with its own fixed
  * seed (a property of the game, not of the search: every worker and every
@@ -219,7 +222,9 @@ static bool uses_strategies(const search_spec_t *s)
  * missed win. Decisive moves cost one next state per legal move per step:
  * about 1.7x fewer playouts on connect four (8 moves), where they won 73% of
  * 60 games against UCT at equal time against 52% for MAST; on breakthrough
- * (about 25 moves) they lost (bench/results/compete.md). */
+ * (about 25 moves) they lost (bench/results/compete.md). Where they pay,
+ * auto plays the anti-decisive form too (antidecisive: blocks threats in
+ * one), which beat decisive moves head to head on connect four. */
 #define DECIDE_SEED 0xdec151feull
 #define DECIDE_PLAYOUTS 64
 #define DECIDE_PLIES 4000
@@ -304,7 +309,7 @@ void playout_decide(engine_t *e, const engine_t *owner, deadline_t dl, const ato
     } else {
         int pays = decisive_pays(e, dl, stop);
         if (pays < 0) return;
-        e->playout = pays ? PS_DECISIVE : PS_MAST;
+        e->playout = pays ? PS_ANTIDECISIVE : PS_MAST;
     }
     for (uint32_t r = 0; r < e->k; r++) e->ps->cur[r] = e->playout;
 }
@@ -340,8 +345,10 @@ void playout_free(engine_t *e)
     playout_state_t *ps = e->ps;
     if (!ps) return;
     game_ctx_free(ps->ctx);
+    game_ctx_free(ps->rctx);
     game_state_free(ps->sa);
     game_state_free(ps->s2);
+    game_state_free(ps->sr);
     free(ps->J);
     free(ps->sample);
     free(ps->cand);
@@ -397,6 +404,7 @@ uint32_t bandit_pick(const double *T, const double *W, const uint8_t *set, uint3
 void playout_begin(engine_t *e)
 {
     playout_state_t *ps = e->ps;
+    if (ps) ps->quiet = false;
     if (!ps || e->playout != PLAYOUT_SWITCH) return;
     for (uint32_t r = 0; r < e->k; r++) {
         const double *T = ps->T + (size_t)r * PS_N, *W = ps->W + (size_t)r * PS_N;
@@ -586,6 +594,64 @@ static uint32_t greedy_pick(engine_t *e, uint32_t r, double (*score)(playout_sta
     return am.pick;
 }
 
+/* Does a reply to decider r's move a win at once? The state after a is in
+ * ps->ctx (try_candidate, not terminal). 1 when the one decider of the next
+ * step is another role and one of its moves ends the game with its most
+ * (100); 0 otherwise, and then *quiet says that none of its moves ends the
+ * game at all. A simultaneous next step (two deciders) is not checked. */
+static int reply_wins(engine_t *e, uint32_t r, bool *quiet, move_id_t *won_by)
+{
+    playout_state_t *ps = e->ps;
+    *quiet = false;
+    if (!ps->rctx) {
+        ps->rctx = game_ctx_new(e->g);
+        game_ctx_scratch(ps->rctx);
+        ps->sr = game_state_new(e->g);
+    }
+    uint32_t o = UINT32_MAX;
+    const move_id_t *replies = NULL;
+    uint32_t n = 0;
+    for (uint32_t q = 0; q < e->k; q++) {
+        const move_id_t *m;
+        uint32_t nq = game_legal(ps->ctx, q, &m);
+        if (nq == 0) return 0;
+        if (nq == 1) {
+            ps->J[q] = m[0];
+            continue;
+        }
+        if (o != UINT32_MAX) return 0;
+        o = q;
+        replies = m;
+        n = nq;
+    }
+    if (o == UINT32_MAX || o == r) return 0;
+    bool ends = false;
+    for (uint32_t i = 0; i < n; i++) {
+        ps->J[o] = replies[i]; /* ps->ctx stays at a's state: replies stay valid */
+        game_next(ps->ctx, ps->J, ps->sr);
+        game_ctx_set_state(ps->rctx, ps->sr);
+        if (!game_is_terminal(ps->rctx)) continue;
+        if (game_goal(ps->rctx, o) >= 100) {
+            *won_by = replies[i];
+            return (int)o + 1;
+        }
+        ends = true;
+    }
+    *quiet = !ends;
+    return 0;
+}
+
+/* The index among cand[0 .. n) of r's move spelled as role o's move m (the
+ * same cell in a game whose roles' moves name cells: tic-tac-toe's mark,
+ * connect four's drop), or n. */
+static uint32_t same_move(const engine_t *e, uint32_t o, move_id_t m, uint32_t r, const move_id_t *cand, uint32_t n)
+{
+    const char *want = game_move_name(e->g, o, m, true);
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(game_move_name(e->g, r, cand[i], true), want)) return i;
+    return n;
+}
+
 /* Decisive moves (Teytaud and Teytaud, "On the huge benefit of decisive
  * moves in Monte-Carlo tree search algorithms", CIG 2010): every legal move
  * of decider r is tried one ply ahead; one that ends the game with the most
@@ -593,26 +659,68 @@ static uint32_t greedy_pick(engine_t *e, uint32_t r, double (*score)(playout_sta
  * never chosen while another is left; the rest go to MAST's choice (spec
  * §9). Random playouts miss a win or a threat in one, which is what makes
  * their values of sudden-death games (connect four) unreliable; the check
- * costs one next-state per legal move, so it fits small branching. */
-static uint32_t decisive_pick(engine_t *e, uint32_t r)
+ * costs one next-state per legal move, so it fits small branching.
+ *
+ * anti (playout=antidecisive, the same paper's anti-decisive moves): when r
+ * is the only decider, MAST's choice is also looked at from the next
+ * player's side; a move it can answer with a win at once is struck out and
+ * the choice made again among the rest (every move so answered: the first
+ * drawn). A random player then blocks a threat in one as it takes a win in
+ * one. The check costs the next player's moves once per chosen move; when
+ * none of them ends the game, the next step's own win check is known to
+ * find nothing (quiet) and is skipped, so most steps cost what decisive
+ * moves cost. */
+/* antidecisive: MAST's choices checked per step where no cell blocks (each
+ * check costs a next state per reply; in a lost position every move fails) */
+#define ANTI_TRIES 3
+
+static uint32_t decisive_pick(engine_t *e, uint32_t r, bool anti, bool quiet)
 {
     playout_state_t *ps = e->ps;
     uint32_t n = copy_candidates(e, r), kept = 0;
     move_id_t any = ps->cand[rng_below(&e->rng, n)]; /* when every move loses at once */
-    for (uint32_t i = 0; i < n; i++) {
-        move_id_t a = ps->cand[i];
-        if (try_candidate(e, r, a)) {
-            if (game_goal(ps->ctx, r) >= 100) return a;
-            continue; /* ends the game short of a win */
+    if (quiet) {
+        kept = n; /* the previous step's check: no move here ends the game */
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            move_id_t a = ps->cand[i];
+            if (try_candidate(e, r, a)) {
+                if (game_goal(ps->ctx, r) >= 100) return a;
+                continue; /* ends the game short of a win */
+            }
+            ps->cand[kept++] = a; /* kept <= i: compacted in place */
         }
-        ps->cand[kept++] = a; /* kept <= i: compacted in place */
     }
     if (kept == 0) return any;
-    if (rng_double(&e->rng) < e->spec->eps) return ps->cand[rng_below(&e->rng, kept)];
-    argmax_t am = {-INFINITY, ps->cand[0], 0};
-    for (uint32_t i = 0; i < kept; i++)
-        argmax_offer(&am, &e->rng, ps->cand[i], playout_move_q(e, r, ps->cand[i]));
-    return am.pick;
+    move_id_t first = UINT32_MAX;
+    for (uint32_t tries = 0; kept > 0 && tries < ANTI_TRIES; tries++) {
+        uint32_t pick;
+        if (rng_double(&e->rng) < e->spec->eps) {
+            pick = rng_below(&e->rng, kept);
+        } else {
+            argmax_t am = {-INFINITY, 0, 0};
+            for (uint32_t i = 0; i < kept; i++) argmax_offer(&am, &e->rng, i, playout_move_q(e, r, ps->cand[i]));
+            pick = am.pick;
+        }
+        move_id_t a = ps->cand[pick];
+        if (!anti) return a;
+        bool q;
+        move_id_t b;
+        try_candidate(e, r, a); /* not terminal: kept */
+        int o = reply_wins(e, r, &q, &b);
+        if (!o) {
+            ps->quiet = q;
+            return a;
+        }
+        if (first == UINT32_MAX) first = a;
+        ps->cand[pick] = ps->cand[--kept];
+        /* Teytaud's anti-decisive move: where the next player would win,
+         * when r can play the same move (a cell); played unchecked, since
+         * a second threat would make every move lose anyway */
+        uint32_t i = same_move(e, (uint32_t)o - 1, b, r, ps->cand, kept);
+        if (i < kept) return ps->cand[i];
+    }
+    return first;
 }
 
 void playout_joint(engine_t *e, int nd)
@@ -624,7 +732,12 @@ void playout_joint(engine_t *e, int nd)
     }
     bool greedy = false;
     for (int i = 0; i < nd; i++)
-        greedy = greedy || playout_strategies[ps->cur[e->dec[i]]].score || ps->cur[e->dec[i]] == PS_DECISIVE;
+        greedy = greedy || playout_strategies[ps->cur[e->dec[i]]].score || ps->cur[e->dec[i]] == PS_DECISIVE ||
+                 ps->cur[e->dec[i]] == PS_ANTIDECISIVE;
+    /* antidecisive's check of the last step holds for this step only, and
+     * only with one decider (the joint move it tried is the one played) */
+    bool quiet = ps->quiet && nd == 1;
+    ps->quiet = false;
     if (greedy && nd >= 2) /* the other deciders' moves in J_a: one sample per step (§14.2) */
         for (int i = 0; i < nd; i++) {
             uint32_t o = e->dec[i];
@@ -635,7 +748,8 @@ void playout_joint(engine_t *e, int nd)
         const strategy_row_t *row = &playout_strategies[ps->cur[r]];
         if (row->score) e->joint[r] = greedy_pick(e, r, row->score);
         else if (ps->cur[r] == PS_MAST) e->joint[r] = playout_pick(e, r);
-        else if (ps->cur[r] == PS_DECISIVE) e->joint[r] = decisive_pick(e, r);
+        else if (ps->cur[r] == PS_DECISIVE) e->joint[r] = decisive_pick(e, r, false, false);
+        else if (ps->cur[r] == PS_ANTIDECISIVE) e->joint[r] = decisive_pick(e, r, nd == 1, quiet);
         else e->joint[r] = e->legal[r][rng_below(&e->rng, e->n_legal[r])];
     }
 }

@@ -88,9 +88,9 @@ typedef enum { AMAF_AUTO, AMAF_DENSE, AMAF_SPARSE } amaf_mode_t;
  * playout. random and mast are the playouts of spec §9; the others are
  * greedy one-ply choosers (spec §14.2): the heuristic of the state after
  * each legal move, terminal states scored by the shortcut of §14.2. */
-typedef enum { PS_RANDOM, PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL, PS_DECISIVE, PS_N } strategy_id_t;
+typedef enum { PS_RANDOM, PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL, PS_DECISIVE, PS_ANTIDECISIVE, PS_N } strategy_id_t;
 #define PLAYOUT_SWITCH PS_N /* spec.playout: a UCB1 bandit per role picks (§14.2) */
-#define PLAYOUT_AUTO (PS_N + 1) /* spec.playout (match rows): decisive or mast, from a sample of the game */
+#define PLAYOUT_AUTO (PS_N + 1) /* spec.playout (match rows): antidecisive or mast, from a sample of the game */
 
 typedef struct playout_state playout_state_t;
 typedef struct strategy_row {
@@ -662,6 +662,13 @@ struct playout_state {
     const game_t *g;
     game_ctx_t *ctx;          /* scratch: the candidate states (e->ctx keeps the playout's) */
     game_state_t *sa, *s2;
+    /* antidecisive: the replies' states (made on first use) */
+    game_ctx_t *rctx;
+    game_state_t *sr;
+    /* antidecisive: the move just chosen was checked and no reply to it
+     * ends the game, so the next step's own win check would find nothing
+     * (valid for the next playout_joint only) */
+    bool quiet;
     uint32_t k;
     uint32_t *J, *sample;     /* a candidate's joint move; the other deciders' moves of this step */
     move_id_t *cand;          /* the decider's legal moves (copied: e->ctx's arrays) */

@@ -157,7 +157,7 @@ static const key_def_t key_defs[N_KEYS] = {
                   "one-player games, timed: half of each search to nested Monte Carlo (level 2), its line if better",
                   ap_match},
     [K_PLAYOUT] = {"playout", KT_PLAYOUT, 0, 0, "mast|auto",
-                   "playout strategy (spec §14): random, mast, mobility, md, eval, decisive, switch (UCB1 per role), or auto (compete's default: decisive or mast, from a sample of the game)",
+                   "playout strategy (spec §14): random, mast, mobility, md, eval, decisive, antidecisive, switch (UCB1 per role), or auto (compete's default: antidecisive or mast, from a sample of the game)",
                    ap_search},
     [K_STRATEGIES] = {"strategies", KT_LIST, 0, 0, "mast,mobility,md,eval",
                       "playout=switch: the strategies the bandit picks from (comma or + separated)", ap_search},
@@ -368,7 +368,7 @@ bad:
         fail(err, elen, "bad value for %s: '%.*s' (expected auto, dense or sparse)", kd->name, (int)vlen, val);
         break;
     case KT_PLAYOUT:
-        fail(err, elen, "bad value for %s: '%.*s' (expected random, mast, mobility, md, eval, decisive, switch, or auto for compete)", kd->name,
+        fail(err, elen, "bad value for %s: '%.*s' (expected random, mast, mobility, md, eval, decisive, antidecisive, switch, or auto for compete)", kd->name,
              (int)vlen, val);
         break;
     case KT_LIST:
@@ -398,9 +398,11 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
 {
     const variant_t *v = s->v;
     /* Playouts (spec §9, §14): mast, or random with mast=off, unless given. */
-    bool needs_mast = s->playout == PS_MAST || s->playout == PS_DECISIVE || s->playout == PLAYOUT_AUTO;
+    bool needs_mast = s->playout == PS_MAST || s->playout == PS_DECISIVE || s->playout == PS_ANTIDECISIVE ||
+                      s->playout == PLAYOUT_AUTO;
     for (uint32_t i = 0; s->playout == PLAYOUT_SWITCH && i < s->n_strategies; i++)
-        needs_mast = needs_mast || s->strategies[i] == PS_MAST || s->strategies[i] == PS_DECISIVE;
+        needs_mast = needs_mast || s->strategies[i] == PS_MAST || s->strategies[i] == PS_DECISIVE ||
+                     s->strategies[i] == PS_ANTIDECISIVE;
     if (!(s->set & (1ull << K_PLAYOUT))) {
         s->playout = !s->mast ? PS_RANDOM : v->match ? PLAYOUT_AUTO : PS_MAST;
     } else if (needs_mast && !s->mast) {

@@ -93,6 +93,27 @@ static void test_terminal_shortcut(void **state)
     tg_free(&t);
 }
 
+/* antidecisive blocks a threat in one every time, found as the cell the
+ * opponent would win on (strat_threat: both roles spell moves (take ?c)) or
+ * by checking moves one by one (strat_threat_grab: o's are (grab ?c)); decisive
+ * blocks it only by chance, since no move of x wins at once. */
+static void test_antidecisive_blocks(void **state)
+{
+    (void)state;
+    const char *names[] = {"(take 1)", "(take 2)", "(take 3)"};
+    const char *files[] = {"strat_threat.kif", "strat_threat_grab.kif"};
+    for (size_t f = 0; f < 2; f++) {
+        tgame_t t;
+        if (!tg_load(&t, data_file(files[f]))) fail_msg("cannot load %s", files[f]);
+        uint32_t hits[3];
+        pick_counts(&t, "compete:playout=antidecisive,eps=0.5", 60, hits, names, 3);
+        if (hits[1] != 60) fail_msg("%s: antidecisive blocked %u times of 60", files[f], hits[1]);
+        pick_counts(&t, "compete:playout=decisive,eps=0.5", 60, hits, names, 3);
+        assert_true(hits[0] > 0 && hits[1] > 0 && hits[2] > 0);
+        tg_free(&t);
+    }
+}
+
 /* random: every move about equally often; mast with eps=0: the best Q. */
 static void test_random_and_mast_rows(void **state)
 {
@@ -405,7 +426,7 @@ static void every_row_every_strategy(const char *path, unsigned budget)
 {
     tgame_t t;
     if (!tg_load(&t, path)) return;
-    const char *playouts[] = {"random", "mobility", "md", "eval", "decisive", "switch"};
+    const char *playouts[] = {"random", "mobility", "md", "eval", "decisive", "antidecisive", "switch"};
     for (size_t vi = 0; vi < search_n_variants; vi++) {
         const variant_t *v = &search_variants[vi];
         if (v->sel == SEL_NONE || v->tree == TREE_TWO) continue;
@@ -438,8 +459,9 @@ static void test_every_row_every_strategy(void **state)
     every_row_every_strategy("go9", 10);
 }
 
-/* playout=auto (compete's default) plays decisive moves where random
- * playouts miss wins in one, MAST where they do not (issue 12, item 6). */
+/* playout=auto (compete's default) plays decisive and anti-decisive moves
+ * where random playouts miss wins in one, MAST where they do not (issue 12,
+ * item 6). */
 static uint64_t auto_count(const char *file, uint32_t strategy)
 {
     tgame_t t;
@@ -459,10 +481,10 @@ static void test_auto_playouts(void **state)
 {
     (void)state;
     /* strat_win: a random x misses the win w four times in five */
-    assert_true(auto_count("strat_win.kif", PS_DECISIVE) > 0);
+    assert_true(auto_count("strat_win.kif", PS_ANTIDECISIVE) > 0);
     assert_int_equal(auto_count("strat_win.kif", PS_MAST), 0);
     /* strat_pos: no win in one anywhere (only a loss, l) */
-    assert_int_equal(auto_count("strat_pos.kif", PS_DECISIVE), 0);
+    assert_int_equal(auto_count("strat_pos.kif", PS_ANTIDECISIVE), 0);
     assert_true(auto_count("strat_pos.kif", PS_MAST) > 0);
 }
 
@@ -481,12 +503,12 @@ static void test_auto_sample_heeds_stop(void **state)
     atomic_bool stop = true;
     searcher_choose(s, t.st, deadline_none(), &stop, &r);
     assert_true(r.playouts >= 1 && r.playouts < 200);
-    assert_int_equal(r.strategy[PS_DECISIVE], 0);
+    assert_int_equal(r.strategy[PS_ANTIDECISIVE], 0);
     assert_true(r.strategy[PS_MAST] > 0);
     engine_t *e = searcher_engine(s, 0);
     assert_int_equal(e->playout, PLAYOUT_AUTO);
     searcher_choose(s, t.st, deadline_none(), NULL, &r);
-    assert_true(r.strategy[PS_DECISIVE] > 0);
+    assert_true(r.strategy[PS_ANTIDECISIVE] > 0);
     searcher_free(s);
     /* Cut searches share one 300 ms: once it is spent (as if by many cut
      * samples), the next search decides MAST even when it is cut too. */
@@ -516,7 +538,7 @@ static void test_keys(void **state)
     assert_int_equal(s->playout, PS_RANDOM); /* the default follows mast= */
     search_spec_free(s);
     assert_null(search_spec_parse("uct:playout=fast", err, sizeof err));
-    assert_non_null(strstr(err, "random, mast, mobility, md, eval, decisive, switch, or auto for compete"));
+    assert_non_null(strstr(err, "random, mast, mobility, md, eval, decisive, antidecisive, switch, or auto for compete"));
     assert_null(search_spec_parse("uct:playout=auto", err, sizeof err)); /* compete's only */
     s = search_spec_parse("compete", err, sizeof err);
     assert_int_equal(s->playout, PLAYOUT_AUTO);
@@ -543,6 +565,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_strategies_pick_their_best),
         cmocka_unit_test(test_terminal_shortcut),
+        cmocka_unit_test(test_antidecisive_blocks),
         cmocka_unit_test(test_random_and_mast_rows),
         cmocka_unit_test(test_mast_from_candidates),
         cmocka_unit_test(test_nst_table),
