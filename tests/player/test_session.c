@@ -281,6 +281,27 @@ static void test_play_while_loading(void **state)
     fx_free(f);
 }
 
+/* A START whose rules load past its reply leaves its loader thread running
+ * (it installs the match and logs "loaded after the reply"): freeing the
+ * session then waits for that thread to return, its log line included,
+ * rather than only for the load (the use after free that ThreadSanitizer
+ * found in CI, session 19). */
+static void test_free_waits_for_late_loader(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    atomic_store(&f->cfg.load_ms, 1500);
+    int st;
+    assert_string_equal(ask_ms(f, "(start m1 red ((role red) (limit 50)) 1 1)", &st, NULL), "ready");
+    assert_int_equal(atomic_load(&f->cfg.loaded), 0); /* replied before the load ended */
+    session_free(f->s);
+    f->s = NULL;
+    assert_int_equal(atomic_load(&f->cfg.loaded), 1);
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "loaded after the reply: ready"));
+    fx_free(f);
+}
+
 /* The guess while the rules load is noop in the START's own spelling: a
  * case-sensitive manager would refuse "noop" in a match sent in Dresden's
  * upper case (shared/docs/gdl-protocol.md §5.2). */
@@ -465,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_rules_that_do_not_load),
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_slow_rules_reply_on_time),
+        cmocka_unit_test(test_free_waits_for_late_loader),
         cmocka_unit_test(test_play_while_loading),
         cmocka_unit_test(test_guess_while_loading_upper_case),
         cmocka_unit_test(test_info_and_abort_while_searching),
