@@ -595,11 +595,13 @@ static uint32_t greedy_pick(engine_t *e, uint32_t r, double (*score)(playout_sta
 }
 
 /* Does a reply to decider r's move a win at once? The state after a is in
- * ps->ctx (try_candidate, not terminal). When the one decider o of the next
- * step is another role and one of its moves (*won_by) ends the game with its
- * most (100): o + 1; 0 otherwise, and then *quiet says that none of its
- * moves ends the game at all. A simultaneous next step (two deciders) is not
- * checked. */
+ * ps->ctx (try_candidate, not terminal). When a decider o of the next step
+ * other than r has a move (*won_by) that ends the game with its most (100):
+ * o + 1; 0 otherwise. A simultaneous next step (connectFourSimultaneous:
+ * each role drops on the board the other just played) tries each other
+ * decider's moves against one random sample of the rest's, as decisive
+ * moves do at a simultaneous step (spec §14.2). *quiet says that the next
+ * step has one decider and none of its moves ends the game at all. */
 static int reply_wins(engine_t *e, uint32_t r, bool *quiet, move_id_t *won_by)
 {
     playout_state_t *ps = e->ps;
@@ -609,36 +611,44 @@ static int reply_wins(engine_t *e, uint32_t r, bool *quiet, move_id_t *won_by)
         game_ctx_scratch(ps->rctx);
         ps->sr = game_state_new(e->g);
     }
-    uint32_t o = UINT32_MAX;
-    const move_id_t *replies = NULL;
-    uint32_t n = 0;
+    uint32_t nd = 0, first = UINT32_MAX;
     for (uint32_t q = 0; q < e->k; q++) {
         const move_id_t *m;
         uint32_t nq = game_legal(ps->ctx, q, &m);
         if (nq == 0) return 0;
-        if (nq == 1) {
-            ps->J[q] = m[0];
-            continue;
-        }
-        if (o != UINT32_MAX) return 0;
-        o = q;
-        replies = m;
-        n = nq;
+        /* a decider's sample is drawn only when there are two: a turn-taking
+         * game's playouts draw exactly as they did before simultaneous steps
+         * were checked */
+        ps->J[q] = m[0];
+        if (nq >= 2 && nd++ == 0) first = q;
     }
-    if (o == UINT32_MAX || o == r) return 0;
+    if (nd >= 2)
+        for (uint32_t q = 0; q < e->k; q++) {
+            const move_id_t *m;
+            uint32_t nq = game_legal(ps->ctx, q, &m);
+            if (nq >= 2) ps->J[q] = m[rng_below(&e->rng, nq)];
+        }
     bool ends = false;
-    for (uint32_t i = 0; i < n; i++) {
-        ps->J[o] = replies[i]; /* ps->ctx stays at a's state: replies stay valid */
-        game_next(ps->ctx, ps->J, ps->sr);
-        game_ctx_set_state(ps->rctx, ps->sr);
-        if (!game_is_terminal(ps->rctx)) continue;
-        if (game_goal(ps->rctx, o) >= 100) {
-            *won_by = replies[i];
-            return (int)o + 1;
+    for (uint32_t o = first; o < e->k; o++) {
+        if (o == r) continue;
+        const move_id_t *replies;
+        uint32_t n = game_legal(ps->ctx, o, &replies);
+        if (n < 2) continue;
+        move_id_t keep = ps->J[o];
+        for (uint32_t i = 0; i < n; i++) {
+            ps->J[o] = replies[i]; /* ps->ctx stays at a's state: replies stay valid */
+            game_next(ps->ctx, ps->J, ps->sr);
+            game_ctx_set_state(ps->rctx, ps->sr);
+            if (!game_is_terminal(ps->rctx)) continue;
+            if (game_goal(ps->rctx, o) >= 100) {
+                *won_by = replies[i];
+                return (int)o + 1;
+            }
+            ends = true;
         }
-        ends = true;
+        ps->J[o] = keep;
     }
-    *quiet = !ends;
+    *quiet = nd == 1 && first != r && !ends;
     return 0;
 }
 
@@ -666,13 +676,13 @@ static uint32_t same_move(const engine_t *e, uint32_t o, move_id_t m, uint32_t r
  * their values of sudden-death games (connect four) unreliable; the check
  * costs one next-state per legal move, so it fits small branching.
  *
- * anti (playout=antidecisive, the same paper's anti-decisive moves): when r
- * is the only decider, MAST's choice is also looked at from the next
- * player's side; a move it can answer with a win at once is struck out. The
- * winning reply's own move is then played unchecked when r can play it too
- * (the cell of the threat; a second threat would lose anyway), else the
- * choice is made again among the rest, ANTI_TRIES choices at most (then the
- * first drawn). A random player so blocks a threat in one as it takes a win
+ * anti (playout=antidecisive, the same paper's anti-decisive moves): MAST's
+ * choice is also looked at from the next step's other deciders' side (at a
+ * simultaneous step, with the other deciders' samples); a move they can
+ * answer with a win at once is struck out. The winning reply's own move is
+ * then played unchecked when r can play it too (the cell of the threat; a
+ * second threat would lose anyway), else the choice is made again among the
+ * rest, ANTI_TRIES choices at most (then the first drawn). A random player so blocks a threat in one as it takes a win
  * in one. When no reply ends the game the next step's own win check is
  * known to find nothing (quiet) and is skipped; playouts still cost more,
  * being longer (3.7x on connect four, bench/results/compete.md). */
@@ -751,7 +761,10 @@ void playout_joint(engine_t *e, int nd)
         if (row->score) e->joint[r] = greedy_pick(e, r, row->score);
         else if (ps->cur[r] == PS_MAST) e->joint[r] = playout_pick(e, r);
         else if (ps->cur[r] == PS_DECISIVE) e->joint[r] = decisive_pick(e, r, false, false);
-        else if (ps->cur[r] == PS_ANTIDECISIVE) e->joint[r] = decisive_pick(e, r, nd == 1, quiet);
+        else if (ps->cur[r] == PS_ANTIDECISIVE) e->joint[r] = decisive_pick(e, r, true, quiet);
         else e->joint[r] = e->legal[r][rng_below(&e->rng, e->n_legal[r])];
     }
+    /* at a simultaneous step the check saw the other deciders' samples, not
+     * the moves they play: it says nothing sure of the next step */
+    if (nd != 1) ps->quiet = false;
 }

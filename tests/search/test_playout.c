@@ -114,6 +114,28 @@ static void test_antidecisive_blocks(void **state)
     }
 }
 
+/* The same at a simultaneous step, whose next step is simultaneous too
+ * (connectFourSimultaneous): x's take is checked against each of o's
+ * replies with a sample of x's own next move, and blocks every time, found
+ * as the same cell (strat_threat_sim) or by checking (_grab); decisive
+ * blocks only by chance. */
+static void test_antidecisive_blocks_simultaneous(void **state)
+{
+    (void)state;
+    const char *names[] = {"(take 1)", "(take 2)", "(take 3)"};
+    const char *files[] = {"strat_threat_sim.kif", "strat_threat_sim_grab.kif"};
+    for (size_t f = 0; f < 2; f++) {
+        tgame_t t;
+        if (!tg_load(&t, data_file(files[f]))) fail_msg("cannot load %s", files[f]);
+        uint32_t hits[3];
+        pick_counts(&t, "compete:playout=antidecisive,eps=0.5", 60, hits, names, 3);
+        if (hits[1] != 60) fail_msg("%s: antidecisive blocked %u times of 60", files[f], hits[1]);
+        pick_counts(&t, "compete:playout=decisive,eps=0.5", 60, hits, names, 3);
+        assert_true(hits[0] > 0 && hits[1] > 0 && hits[2] > 0);
+        tg_free(&t);
+    }
+}
+
 /* random: every move about equally often; mast with eps=0: the best Q. */
 static void test_random_and_mast_rows(void **state)
 {
@@ -566,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_greedy_strategies_pick_their_best),
         cmocka_unit_test(test_terminal_shortcut),
         cmocka_unit_test(test_antidecisive_blocks),
+        cmocka_unit_test(test_antidecisive_blocks_simultaneous),
         cmocka_unit_test(test_random_and_mast_rows),
         cmocka_unit_test(test_mast_from_candidates),
         cmocka_unit_test(test_nst_table),
