@@ -31,6 +31,8 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
     fprintf(out, "  %s: playouts=%llu nodes_peak=%llu bytes/node=%llu bytes_peak=%llu value=%.3f time=%.3fs cpu=%.3fs",
             game_role_name(g, r), (unsigned long long)rep->playouts, (unsigned long long)rep->nodes_peak,
             (unsigned long long)rep->bytes_per_node, (unsigned long long)rep->bytes_peak, rep->value, rep->seconds, rep->cpu_seconds);
+    /* compete's tree reuse: the root's visits kept from earlier searches */
+    if (rep->reused) fprintf(out, " reused=%llu", (unsigned long long)rep->reused);
     if (rep->recycled) fprintf(out, " recycled=%llu", (unsigned long long)rep->recycled);
     if (rep->capped) fprintf(out, " capped=%llu", (unsigned long long)rep->capped);
     if (rep->la_checks)

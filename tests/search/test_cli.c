@@ -89,6 +89,38 @@ static void test_play(void **state)
     free(out);
 }
 
+/* --verbose shows each search's report; compete's later searches start
+ * from the visits its earlier ones left in the kept subtree (reused=), the
+ * first and those of reuse=off from none. */
+static void test_play_verbose_reused(void **state)
+{
+    (void)state;
+    char args[2048];
+    int st;
+    for (int reuse = 1; reuse >= 0; reuse--) {
+        snprintf(args, sizeof args,
+                 "play %s/games/tictactoe.kif --player compete:playouts=400,threads=1,reuse=%s --player random "
+                 "--seed 3 --verbose",
+                 GGP_SOURCE_DIR, reuse ? "on" : "off");
+        char *out = run(args, &st);
+        assert_int_equal(st, 0);
+        char *first = strstr(out, "\n  xplayer: playouts=");
+        if (!first) fail_msg("no search report of xplayer:\n%s", out);
+        char *eol = strchr(first + 1, '\n');
+        assert_non_null(eol);
+        *eol = 0;
+        assert_null(strstr(first, " reused=")); /* nothing to keep yet */
+        const char *r = strstr(eol + 1, " reused=");
+        if (reuse) {
+            if (!r) fail_msg("no reused= in a later search:\n%s", out);
+            assert_true(strtoull(r + 8, NULL, 10) > 0);
+        } else {
+            assert_null(r);
+        }
+        free(out);
+    }
+}
+
 static void test_play_errors(void **state)
 {
     (void)state;
@@ -325,7 +357,7 @@ int main(void)
         cmocka_unit_test(test_play_errors),       cmocka_unit_test(test_tournament),
         cmocka_unit_test(test_tournament_replay), cmocka_unit_test(test_tournament_sweep),
         cmocka_unit_test(test_tournament_errors), cmocka_unit_test(test_tournament_kill_and_resume),
-        cmocka_unit_test(test_tournament_write_errors),
+        cmocka_unit_test(test_tournament_write_errors), cmocka_unit_test(test_play_verbose_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
