@@ -604,12 +604,12 @@ static inline uint32_t slot_get(const engine_t *e, uint32_t edge)
 
 /* Value of a move with v visits and reward sum w for its role, under the
  * variant's selection rule. lnV = log of the parent's visits (UCT). */
-static double move_value(const engine_t *e, double v, double w, double lnV, uint32_t rho, uint32_t key)
+static double move_value(const engine_t *e, double v, double w, double lnV, uint32_t rho, uint32_t key, double c)
 {
     switch (e->v->sel) {
     case SEL_UCT:
         if (v == 0) return INFINITY;
-        return w / v + e->spec->c * sqrt(lnV / v);
+        return w / v + c * sqrt(lnV / v);
     case SEL_GRAVE: {
         uint32_t p;
         float aw;
@@ -623,7 +623,7 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         double val = (w * (1 + bp) + aw) / (p + v + bp * v);
         /* Optional exploration (default c = 0: none, as spec §4.1 and [C]
          * have it). v + 1 keeps unexpanded moves valued by AMAF, finitely. */
-        if (e->spec->c > 0) val += e->spec->c * sqrt(lnV / (v + 1));
+        if (c > 0) val += c * sqrt(lnV / (v + 1));
         return val;
     }
     case SEL_RAVE: { /* spec §14.1: [M]'s UCT/RAVE, CADIA's beta over the parent's visits */
@@ -632,7 +632,7 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         amaf_get(e->pool, rho, key, &p, &aw);
         if (v == 0 && p == 0) return INFINITY;
         double q = v > 0 ? w / v : 0, beta = p == 0 ? 0 : v == 0 ? 1 : sqrt(e->spec->rave_k / (3 * exp(lnV) + e->spec->rave_k));
-        return (1 - beta) * q + (p ? beta * (aw / p) : 0) + e->spec->c * sqrt(lnV / (v + 1));
+        return (1 - beta) * q + (p ? beta * (aw / p) : 0) + c * sqrt(lnV / (v + 1));
     }
     case SEL_FLAT:
         return -v; /* least tried first */
@@ -649,6 +649,13 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
  * the marginal table (decoupled selection, spec §4.6). */
 static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, bool simul, double lnV)
 {
+    /* oppc (match rows): a search on another role's turn (a forced move, or
+     * pondering) keeps only the subtree of the reply actually played; its
+     * root explores with its own constant, so that more replies than the
+     * one this searcher likes best keep visits (bench/results/compete.md,
+     * session 22: on hex7 with c = 0 the reply GRAVE played had kept 10-270
+     * of about 5,000 visits in the opening) */
+    double cx = x == e->root && r != e->role && e->spec->oppc >= 0 ? e->spec->oppc : e->spec->c;
     const move_id_t *m = e->legal[r];
     argmax_t am = {-INFINITY, m[0], 0};
     for (uint32_t i = 0; i < e->n_legal[r]; i++) {
@@ -677,7 +684,7 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
                 if (e->mu) v += __atomic_load_n(&e->pool->nodes[c].flight, __ATOMIC_RELAXED); /* virtual loss */
             }
         }
-        argmax_offer(&am, &e->rng, m[i], move_value(e, v, w, lnV, rho, key));
+        argmax_offer(&am, &e->rng, m[i], move_value(e, v, w, lnV, rho, key, cx));
     }
     return am.pick;
 }

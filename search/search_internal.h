@@ -117,6 +117,7 @@ struct search_spec {
     bool lookahead;    /* match rows: two-ply win/loss check at tree nodes (engine.c) */
     bool lostvisit;    /* match rows, solver on: proven losses selected as ordinary moves */
     double rbonus;     /* match rows: relative bonus a (engine.c relative_bonus; 0: off) */
+    double oppc;       /* match rows: exploration at a root another role decides (< 0: c's) */
     bool solver, reuse, ponder, nested; /* match rows (compete) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;

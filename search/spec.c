@@ -78,7 +78,7 @@ typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
     K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
     K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, K_LOOKAHEAD,
-    K_LOSTVISIT, K_RBONUS, N_KEYS
+    K_LOSTVISIT, K_RBONUS, K_OPPC, N_KEYS
 } key_id_t;
 _Static_assert(N_KEYS <= 64, "search_spec_t.set holds one bit per key");
 
@@ -180,6 +180,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_RBONUS] = {"rbonus", KT_REAL, 0, 1, "0",
                   "relative bonus a: a win shorter than the search's mean simulation adds up to a to the winner's reward and takes it from the loser's, a longer one the reverse (Pepels et al. 2014; 0: off)",
                   ap_match},
+    [K_OPPC] = {"oppc", KT_REAL, -1, 100, "-1",
+                "exploration constant at the root of a search on another role's turn (a forced move, pondering), where only the reply played is kept (-1: c's)",
+                ap_match},
 };
 
 /* The default strategy set of playout=switch (spec §14.2): mast,
@@ -218,6 +221,7 @@ static search_spec_t spec_defaults(const variant_t *v)
         .strategies = {PS_MAST, PS_MOBILITY, PS_MD, PS_EVAL},
         .ss_b = 4, /* [M] §3.3 */
         .rave_k = 1000, /* [M]'s experiments */
+        .oppc = -1, /* another role's root explores as every node */
         .depth = 4,
         /* compete's table of proven states showed no gain (47.0% of 200
          * games against tt=0, bench/results/compete.md): off unless asked */
@@ -356,6 +360,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         case K_B: s->ss_b = x; break;
         case K_K: s->rave_k = x; break;
         case K_RBONUS: s->rbonus = x; break;
+        case K_OPPC: s->oppc = x; break;
         default: goto bad;
         }
         return true;
@@ -572,6 +577,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_LOOKAHEAD: fputs(s->lookahead ? "on" : "off", out); break;
     case K_LOSTVISIT: fputs(s->lostvisit ? "on" : "off", out); break;
     case K_RBONUS: fprintf(out, "%g", s->rbonus); break;
+    case K_OPPC: fprintf(out, "%g", s->oppc); break;
     case K_MEMORY:
         fprintf(out, "%llu", (unsigned long long)(s->memory_mb ? s->memory_mb : engine_default_memory_mb()));
         break;

@@ -776,6 +776,71 @@ static void test_tree_reuse(void **state)
     tg_free(&t);
 }
 
+/* oppc: a search on the opponent's turn (hex7 after red's first stone, red's
+ * searcher: its move is forced) spreads the root's visits over more replies
+ * than GRAVE's own c = 0 does; a search on red's own turn is the same, move
+ * and visits, with or without it. */
+static void root_spread(const engine_t *e, uint32_t *most, uint32_t *wide)
+{
+    *most = *wide = 0;
+    for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+        uint32_t v = node_visits(e->pool, c);
+        if (v > *most) *most = v;
+        if (v >= 30) ++*wide;
+    }
+}
+
+static void test_oppc(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, GGP_SOURCE_DIR "/games/hex7.kif")) fail_msg("cannot load hex7.kif");
+    const move_id_t *ms;
+    game_ctx_set_state(t.ctx, t.st);
+    assert_true(game_legal(t.ctx, 0, &ms) > 1);
+    move_id_t joint[2] = {ms[24], 0};
+    assert_int_equal(game_legal(t.ctx, 1, &ms), 1);
+    joint[1] = ms[0];
+    game_ctx_play(t.ctx, joint);
+    game_state_t *blue = game_state_new(t.g);
+    game_state_copy(t.g, blue, game_ctx_state(t.ctx));
+    uint32_t most[2] = {0, 0}, wide[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        move_id_t own[2];
+        uint64_t own_visits[2];
+        for (int on = 0; on < 2; on++) {
+            search_spec_t *sp;
+            searcher_t *s = new_searcher(&t, 0, on ? "compete:playouts=3000,threads=1,oppc=1"
+                                                   : "compete:playouts=3000,threads=1", seed, &sp);
+            search_report_t rep;
+            searcher_choose(s, blue, deadline_none(), NULL, &rep); /* blue's turn: red's noop */
+            uint32_t m, w;
+            root_spread(searcher_engine(s, 0), &m, &w);
+            most[on] += m;
+            wide[on] += w;
+            searcher_free(s);
+            /* red's own turn: the root is red's, oppc does not apply */
+            s = new_searcher(&t, 0, on ? "compete:playouts=3000,threads=1,oppc=1" : "compete:playouts=3000,threads=1",
+                             seed, &sp);
+            own[on] = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+            own_visits[on] = searcher_engine(s, 0)->pool->nodes[searcher_engine(s, 0)->root].visits;
+            searcher_free(s);
+            search_spec_free(sp);
+        }
+        assert_int_equal(own[0], own[1]);
+        assert_int_equal(own_visits[0], own_visits[1]);
+    }
+    print_message("note: blue's root over 3 seeds: most visited %u / %u, replies with 30+ visits %u / %u (c / oppc=1)\n",
+                  most[0], most[1], wide[0], wide[1]);
+    assert_true(most[1] < most[0]);
+    assert_true(wide[1] > wide[0]);
+    char err[256];
+    search_spec_t *sp = search_spec_parse("grave:oppc=1", err, sizeof err);
+    assert_null(sp);
+    game_state_free(blue);
+    tg_free(&t);
+}
+
 /* ---- memory bound over a whole match ---------------------------------------------- */
 
 static void play_bounded_match(const char *path, const char *spec_text, uint64_t mb)
@@ -1041,6 +1106,7 @@ int main(void)
         cmocka_unit_test(test_lookahead_proves_exactly),
         cmocka_unit_test(test_lookahead_spec),
         cmocka_unit_test(test_tree_reuse),
+        cmocka_unit_test(test_oppc),
         cmocka_unit_test(test_memory_bound_long_match),
         cmocka_unit_test(test_single_player_best_line),
         cmocka_unit_test(test_single_player_nested),
