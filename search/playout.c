@@ -601,7 +601,8 @@ static uint32_t greedy_pick(engine_t *e, uint32_t r, double (*score)(playout_sta
  * each role drops on the board the other just played) tries each other
  * decider's moves against one random sample of the rest's, as decisive
  * moves do at a simultaneous step (spec §14.2). *quiet says that the next
- * step has one decider and none of its moves ends the game at all. */
+ * step has one decider, a role other than r, and none of its moves ends the
+ * game at all. */
 static int reply_wins(engine_t *e, uint32_t r, bool *quiet, move_id_t *won_by)
 {
     playout_state_t *ps = e->ps;

@@ -181,7 +181,7 @@ static const key_def_t key_defs[N_KEYS] = {
                   "relative bonus a: a win shorter than the search's mean simulation adds up to a to the winner's reward and takes it from the loser's, a longer one the reverse (Pepels et al. 2014; 0: off)",
                   ap_match},
     [K_OPPC] = {"oppc", KT_REAL, -1, 100, "-1",
-                "exploration constant at the root of a search on another role's turn (a forced move, pondering), where only the reply played is kept (-1: c's)",
+                "exploration constant at the root of a search on another role's turn (own move forced, pondering), where only the reply played is kept (-1: c's)",
                 ap_match},
 };
 
