@@ -104,13 +104,13 @@ static void test_play_verbose_reused(void **state)
                  GGP_SOURCE_DIR, reuse ? "on" : "off");
         char *out = run(args, &st);
         assert_int_equal(st, 0);
-        char *first = strstr(out, "\n  xplayer: playouts=");
+        const char *first = strstr(out, "\n  xplayer: playouts=");
         if (!first) fail_msg("no search report of xplayer:\n%s", out);
-        char *eol = strchr(first + 1, '\n');
-        assert_non_null(eol);
-        *eol = 0;
-        assert_null(strstr(first, " reused=")); /* nothing to keep yet */
-        const char *r = strstr(eol + 1, " reused=");
+        size_t at = (size_t)(first - out) + 1, len = strcspn(out + at, "\n");
+        assert_true(out[at + len] == '\n');
+        out[at + len] = 0;
+        assert_null(strstr(out + at, " reused=")); /* nothing to keep yet */
+        const char *r = strstr(out + at + len + 1, " reused=");
         if (reuse) {
             if (!r) fail_msg("no reused= in a later search:\n%s", out);
             assert_true(strtoull(r + 8, NULL, 10) > 0);
