@@ -650,11 +650,11 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
 static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, bool simul, double lnV)
 {
     /* oppc (match rows): a search on another role's turn (our move forced:
-     * a noop, or pondering) keeps only the subtree of the reply actually played; its
-     * root explores with its own constant, so that more replies than the
-     * one this searcher likes best keep visits (bench/results/compete.md,
-     * session 22: on hex7 with c = 0 the reply GRAVE played had kept 10-270
-     * of about 5,000 visits in the opening) */
+     * a noop, or pondering) keeps only the subtree of the reply actually
+     * played; its root explores with its own constant, so that more replies
+     * than the one this searcher likes best keep visits
+     * (bench/results/compete.md, session 22: on hex7 with c = 0 the reply
+     * GRAVE played had kept 10-270 of about 5,000 visits in the opening) */
     bool opp_root = x == e->root && r != e->role && e->n_legal[e->role] < 2; /* our own move forced */
     double cx = opp_root && e->spec->oppc >= 0 ? e->spec->oppc : e->spec->c;
     const move_id_t *m = e->legal[r];

@@ -683,10 +683,11 @@ static uint32_t same_move(const engine_t *e, uint32_t o, move_id_t m, uint32_t r
  * answer with a win at once is struck out. The winning reply's own move is
  * then played unchecked when r can play it too (the cell of the threat; a
  * second threat would lose anyway), else the choice is made again among the
- * rest, ANTI_TRIES choices at most (then the first drawn). A random player so blocks a threat in one as it takes a win
- * in one. When no reply ends the game the next step's own win check is
- * known to find nothing (quiet) and is skipped; playouts still cost more,
- * being longer (3.7x on connect four, bench/results/compete.md). */
+ * rest, ANTI_TRIES choices at most (then the first drawn). A random player
+ * so blocks a threat in one as it takes a win in one. When no reply ends
+ * the game the next step's own win check is known to find nothing (quiet)
+ * and is skipped; playouts still cost more, being longer (3.7x on connect
+ * four, bench/results/compete.md). */
 static uint32_t decisive_pick(engine_t *e, uint32_t r, bool anti, bool quiet)
 {
     playout_state_t *ps = e->ps;
