@@ -64,16 +64,70 @@ bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, 
 #define RECUR_PLACEMENT 0.01 /* at most this share of repeats: a placement game */
 #define CHURN_PLACEMENT 0.5  /* at most this many fluents changed past the fewest */
 
-/* How many fluents differ between two sorted id lists. */
-static uint32_t fluents_changed(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb)
+/* The fluents in exactly one of two sorted id lists into ch (room for
+ * na + nb), added[i] set where ch[i] is in b only; returns how many. */
+static uint32_t fluents_diff(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb, uint32_t *ch, bool *added)
 {
     uint32_t i = 0, j = 0, d = 0;
-    while (i < na && j < nb) {
-        if (a[i] == b[j]) i++, j++;
-        else if (a[i] < b[j]) i++, d++;
-        else j++, d++;
+    while (i < na || j < nb) {
+        if (i < na && j < nb && a[i] == b[j]) {
+            i++, j++;
+        } else if (j >= nb || (i < na && a[i] < b[j])) {
+            added[d] = false;
+            ch[d++] = a[i++];
+        } else {
+            added[d] = true;
+            ch[d++] = b[j++];
+        }
     }
-    return d + (na - i) + (nb - j);
+    return d;
+}
+
+/* The words of a term's text (its head first), split in place at blanks
+ * and parentheses; at most max. */
+static uint32_t split_words(char *t, char **w, uint32_t max)
+{
+    uint32_t n = 0;
+    for (char *c = t; *c;) {
+        while (*c == ' ' || *c == '(' || *c == ')') *c++ = 0;
+        if (!*c) break;
+        if (n < max) w[n++] = c;
+        while (*c && *c != ' ' && *c != '(' && *c != ')') c++;
+    }
+    return n;
+}
+
+/* Whether the words a[0 .. na) occur in b[0 .. nb) in that order. */
+static bool words_within(char *const *a, uint32_t na, char *const *b, uint32_t nb)
+{
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < na; i++) {
+        while (j < nb && strcmp(a[i], b[j])) j++;
+        if (j++ >= nb) return false;
+    }
+    return true;
+}
+
+/* The board relations of a game (searcher.c's churn): those of which a
+ * move adds a fluent naming the move's own arguments, (cell a 3 red) after
+ * (place a 3); a placement changes such a relation alike at every ply. */
+#define SHAPE_RELS 16
+#define SHAPE_WORDS 16
+#define SHAPE_MOVES 8 /* the deciders' moves of a ply looked at */
+typedef struct {
+    char name[40];
+    uint64_t sum, plies;
+    uint32_t min;
+} board_rel_t;
+
+static int board_rel(board_rel_t *rel, uint32_t *n, const char *name)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (!strcmp(rel[i].name, name)) return (int)i;
+    if (*n == SHAPE_RELS || strlen(name) >= sizeof rel[0].name) return -1;
+    rel[*n] = (board_rel_t){.min = UINT32_MAX};
+    snprintf(rel[*n].name, sizeof rel[0].name, "%s", name);
+    return (int)(*n)++;
 }
 
 /* The true fluents of the context's state into *buf (grown as needed). */
@@ -85,6 +139,38 @@ static uint32_t ctx_fluents(const game_t *g, const game_ctx_t *ctx, uint32_t **b
         if (n <= *cap) return n;
         XVEC_RESERVE(buf, cap, n);
     }
+}
+
+/* One ply's changes ch[0 .. d) (added[i]: made true) counted per board
+ * relation of its deciders' moves (those of at least 2 legal moves). */
+static void board_ply(const game_t *g, const move_id_t *joint, const uint32_t *ch, const bool *added, uint32_t d,
+                      board_rel_t *rel, uint32_t *n_rel)
+{
+    uint32_t k = game_num_roles(g), cnt[SHAPE_RELS] = {0};
+    bool board[SHAPE_RELS] = {false};
+    char mt[SHAPE_MOVES][256], ft[256], *mw[SHAPE_MOVES][SHAPE_WORDS], *fw[SHAPE_WORDS];
+    uint32_t nm[SHAPE_MOVES], nmoves = 0;
+    for (uint32_t r = 0; r < k && nmoves < SHAPE_MOVES; r++) {
+        snprintf(mt[nmoves], sizeof mt[0], "%s", game_move_name(g, r, joint[r], true));
+        nm[nmoves] = split_words(mt[nmoves], mw[nmoves], SHAPE_WORDS);
+        if (nm[nmoves] >= 2) nmoves++; /* a move with arguments */
+    }
+    for (uint32_t i = 0; i < d; i++) {
+        game_fluent_text(g, ch[i], ft, sizeof ft);
+        uint32_t nf = split_words(ft, fw, SHAPE_WORDS);
+        if (nf == 0) continue;
+        int x = board_rel(rel, n_rel, fw[0]);
+        if (x < 0) continue;
+        cnt[x]++;
+        for (uint32_t m = 0; added[i] && m < nmoves; m++)
+            if (words_within(mw[m] + 1, nm[m] - 1, fw + 1, nf - 1)) board[x] = true;
+    }
+    for (uint32_t x = 0; x < *n_rel; x++)
+        if (board[x]) {
+            rel[x].sum += cnt[x];
+            rel[x].plies++;
+            if (cnt[x] < rel[x].min) rel[x].min = cnt[x];
+        }
 }
 
 move_shape_t search_move_shape(const game_t *g)
@@ -99,6 +185,11 @@ move_shape_t search_move_shape(const game_t *g)
     size_t ca = 0, cb = 0;
     uint64_t decisions = 0, repeats = 0, plies = 0, changed_plies = 0, changed_sum = 0;
     uint32_t changed_min = UINT32_MAX;
+    uint32_t *ch = NULL; /* the fluents a ply changed */
+    bool *added = NULL;
+    size_t c_ch = 0, c_added = 0;
+    board_rel_t rel[SHAPE_RELS];
+    uint32_t n_rel = 0;
     rng_t rng;
     rng_seed(&rng, RECUR_SEED);
     deadline_t dl = deadline_in_ms(RECUR_MAX_MS);
@@ -133,13 +224,19 @@ move_shape_t search_move_shape(const game_t *g)
             uint32_t na = decided ? ctx_fluents(g, ctx, &fa, &ca) : 0;
             game_ctx_play(ctx, joint);
             if (decided) {
-                uint32_t d = fluents_changed(fa, na, fb, ctx_fluents(g, ctx, &fb, &cb));
+                uint32_t nb = ctx_fluents(g, ctx, &fb, &cb);
+                XVEC_RESERVE(&ch, &c_ch, (size_t)na + nb);
+                XVEC_RESERVE(&added, &c_added, (size_t)na + nb);
+                uint32_t d = fluents_diff(fa, na, fb, nb, ch, added);
                 changed_plies++;
                 changed_sum += d;
                 if (d < changed_min) changed_min = d;
+                board_ply(g, joint, ch, added, d, rel, &n_rel);
             }
         }
     }
+    free(ch);
+    free(added);
     free(fa);
     free(fb);
     free(seen);
@@ -148,6 +245,13 @@ move_shape_t search_move_shape(const game_t *g)
     game_ctx_free(ctx);
     move_shape_t out = {.recur = decisions ? (double)repeats / (double)decisions : 1.0};
     if (changed_plies) out.churn = (double)changed_sum / (double)changed_plies - changed_min;
+    /* a board relation changed at (nearly) every ply says more than the
+     * whole state: the least churning one */
+    for (uint32_t i = 0; i < n_rel; i++)
+        if (2 * rel[i].plies >= changed_plies) {
+            double c = (double)rel[i].sum / (double)rel[i].plies - rel[i].min;
+            if (c < out.churn) out.churn = c;
+        }
     return out;
 }
 
