@@ -258,6 +258,7 @@ void engine_free(engine_t *e)
     free(e->nl_own);
     mast_free(&e->mast);
     nst_free(&e->nst);
+    free(e->lgr);
     playout_free(e);
     game_state_free(e->root_state);
     game_state_free(e->sec_state);
@@ -298,6 +299,7 @@ void engine_reset(engine_t *e, uint64_t seed)
 {
     mast_clear(&e->mast); /* spec §9: the table is empty at game start */
     nst_clear(&e->nst);
+    if (e->lgr) memset(e->lgr, 0, e->lgr_cap * sizeof *e->lgr);
     playout_reset(e);
     rng_seed(&e->rng, seed);
     e->root = NIL; /* a new match: no tree to reuse */
@@ -398,8 +400,11 @@ static void playout(engine_t *e)
             rewards_cut(e);
             break;
         }
-        step_begin(e);
+        /* the moves are chosen before their step is recorded: while they
+         * are, the last recorded step is the one before (NST and LGR read
+         * its keys; playout.c) */
         if (!own) playout_joint(e, nd);
+        step_begin(e);
         for (int i = 0; i < nd; i++) step_key(e, keys_of(e->keys, e->dec[i], e->joint[e->dec[i]]));
         game_ctx_play(e->ctx, e->joint);
     }
@@ -753,6 +758,43 @@ static void play_tree_step(engine_t *e)
 
 /* ---- backpropagation (spec §4.5) ---------------------------------------- */
 
+/* Last good reply with forgetting (LGRF-1: Baier and Drake, "The Power of
+ * Forgetting: Improving the Last-Good-Reply Policy in Monte Carlo Go",
+ * IEEE TCIAIG 2(4), 2010; for GGP, Tak, Winands and Björnsson 2012): after
+ * each simulation, every move of a role with the best reward (when the
+ * rewards differ) becomes its reply to each other role's move of the step
+ * before; a role without the best reward forgets such a reply if it is the
+ * one stored. The whole simulation counts, tree steps included, as in
+ * Baier and Drake. */
+static void lgr_update(engine_t *e)
+{
+    uint32_t k = e->k;
+    size_t need = (size_t)e->keys->n * k;
+    if (need > e->lgr_cap) {
+        size_t old = e->lgr_cap;
+        XVEC_RESERVE(&e->lgr, &e->lgr_cap, need);
+        memset(e->lgr + old, 0, (e->lgr_cap - old) * sizeof *e->lgr);
+    }
+    double best = e->z[0], worst = e->z[0];
+    for (uint32_t r = 1; r < k; r++) {
+        if (e->z[r] > best) best = e->z[r];
+        if (e->z[r] < worst) worst = e->z[r];
+    }
+    if (!(best > worst)) return; /* every role alike: nothing to learn */
+    for (size_t t = 1; t < e->n_steps; t++)
+        for (size_t j = e->step_start[t]; j < step_end(e, t); j++) {
+            uint32_t key = e->skeys[j], r = e->keys->role[key];
+            bool good = e->z[r] >= best;
+            for (size_t i = e->step_start[t - 1]; i < e->step_start[t]; i++) {
+                uint32_t prev = e->skeys[i];
+                if (e->keys->role[prev] == r) continue;
+                uint32_t *slot = &e->lgr[(size_t)prev * k + r];
+                if (good) *slot = key + 1;
+                else if (*slot == key + 1) *slot = 0;
+            }
+        }
+}
+
 /* What backprop needs that does not touch the tree, done before the tree's
  * lock is taken (tree-parallel workers hold it only for the tree): for each
  * path depth i, e->knum[i] = how many of the distinct keys played from
@@ -797,6 +839,7 @@ static void backprop_prepare(engine_t *e)
             e->mast.w[key] += e->z[e->keys->role[key]];
         }
     }
+    if (e->spec->lgr) lgr_update(e);
     if (e->spec->nst) /* NST's 2-grams: each key after each key of the step before */
         for (size_t t = 1; t < e->n_steps; t++)
             for (size_t j = e->step_start[t]; j < step_end(e, t); j++) {

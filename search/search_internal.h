@@ -114,6 +114,7 @@ struct search_spec {
     double bias, ref, c, eps, decay, seconds;
     bool mast, share, check;
     bool nst;          /* N-gram (2-gram) statistics beside MAST's in playouts */
+    bool lgr;          /* last good reply with forgetting in playouts (lgr_* in engine.c) */
     bool lookahead;    /* match rows: two-ply win/loss check at tree nodes (engine.c) */
     bool lostvisit;    /* match rows, solver on: proven losses selected as ordinary moves */
     double rbonus;     /* match rows: relative bonus a (engine.c relative_bonus; 0: off) */
@@ -503,6 +504,10 @@ typedef struct engine {
     bool need_playout;     /* descend reached a leaf to evaluate by a playout */
     mast_t mast;
     nst_t nst;             /* spec.nst: MAST's 2-grams */
+    /* spec.lgr: lgr[prev * k + r] = 1 + the key of role r's last good
+     * reply to key prev, 0 for none (LGRF-1, engine.c lgr_update) */
+    uint32_t *lgr;
+    size_t lgr_cap;
     playout_state_t *ps;   /* playout strategies other than spec §9's (playout.c), or NULL */
     uint8_t playout;       /* spec.playout, PLAYOUT_AUTO resolved by playout_decide */
     /* spec.rbonus: the lengths of this search's simulations that reached a

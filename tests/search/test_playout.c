@@ -352,6 +352,46 @@ static void test_nst_search(void **state)
     tg_free(&t);
 }
 
+/* Pair statistics in real playouts (reply.kif): flat Monte Carlo leaves
+ * b's reply to a's move to the playouts, where the right reply depends on
+ * a's move. MAST alone rates (y 1) and (y 2) alike and mostly answers
+ * wrong one of a's two moves; NST's 2-grams and LGR's last good replies
+ * answer right, so a's best move is worth much less to a. With the step of
+ * a playout's moves recorded before they were chosen, NST read an empty
+ * step and played as MAST (0.795 here, as MAST alone). */
+static double reply_value(tgame_t *t, const char *spec_text)
+{
+    search_spec_t *sp = spec_of(spec_text);
+    searcher_t *s = searcher_new(t->g, 0, sp);
+    search_report_t rep;
+    searcher_choose(s, t->st, deadline_none(), NULL, &rep);
+    engine_t *e = searcher_engine(s, 0);
+    bool learnt = false; /* LGR's table: some reply of b's (role 1) stored */
+    for (size_t i = 1; i < e->lgr_cap; i += 2) learnt = learnt || e->lgr[i] != 0;
+    assert_true(learnt == (strstr(spec_text, "lgr=on") != NULL));
+    searcher_free(s);
+    search_spec_free(sp);
+    return rep.value;
+}
+
+static void test_reply_pairs(void **state)
+{
+    (void)state;
+    tgame_t t;
+    if (!tg_load(&t, data_file("reply.kif"))) fail_msg("cannot load reply.kif");
+    double mast = reply_value(&t, "mc:playouts=4000,seed=3");
+    double nst = reply_value(&t, "mc:playouts=4000,nst=on,seed=3");
+    double lgr = reply_value(&t, "mc:playouts=4000,lgr=on,seed=3");
+    printf("a's value: MAST %.3f, NST %.3f, LGR %.3f\n", mast, nst, lgr);
+    assert_true(mast > 0.6);
+    assert_true(nst < 0.45);
+    assert_true(lgr < 0.1); /* a stored reply is played before MAST's epsilon */
+    assert_true(reply_value(&t, "mc:playouts=4000,lgr=on,seed=3") == lgr); /* same seed, same search */
+    /* in a tree the table is learnt from every simulation too */
+    assert_true(reply_value(&t, "compete:playouts=2000,threads=1,lgr=on,seed=3") < 0.1);
+    tg_free(&t);
+}
+
 /* ---- the bandit (spec §14.1, §14.2) ----------------------------------------- */
 
 /* UCB1 as [M] writes it, computed here independently: untried first, else
@@ -588,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_nst_table),
         cmocka_unit_test(test_nst_turns_the_choice),
         cmocka_unit_test(test_nst_search),
+        cmocka_unit_test(test_reply_pairs),
         cmocka_unit_test(test_bandit_follows_ucb1),
         cmocka_unit_test(test_switch_bookkeeping),
         cmocka_unit_test(test_every_row_every_strategy),
