@@ -727,10 +727,15 @@ static uint32_t decisive_pick(engine_t *e, uint32_t r, bool anti, bool quiet)
     if (kept == 0) return any;
     move_id_t first = UINT32_MAX;
     for (uint32_t tries = 0; kept > 0 && tries < ANTI_TRIES; tries++) {
-        uint32_t pick;
-        if (rng_double(&e->rng) < e->spec->eps) {
+        uint32_t pick = kept;
+        if (tries == 0 && e->spec->lgr && e->n_steps > 0) { /* a last good reply first, checked as any */
+            uint32_t a = lgr_reply(e, r, ps->cand, kept);
+            for (uint32_t i = 0; a != UINT32_MAX && i < kept; i++)
+                if (ps->cand[i] == a) pick = i;
+        }
+        if (pick == kept && rng_double(&e->rng) < e->spec->eps) {
             pick = rng_below(&e->rng, kept);
-        } else {
+        } else if (pick == kept) {
             argmax_t am = {-INFINITY, 0, 0};
             for (uint32_t i = 0; i < kept; i++) argmax_offer(&am, &e->rng, i, playout_move_q(e, r, ps->cand[i]));
             pick = am.pick;

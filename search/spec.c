@@ -183,8 +183,8 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_OPPC] = {"oppc", KT_REAL, -1, 100, "-1",
                 "exploration constant at the root of a search on another role's turn (own move forced, pondering), where only the reply played is kept (-1: c's)",
                 ap_match},
-    [K_LGR] = {"lgr", KT_ONOFF, 0, 1, "off",
-               "last good reply with forgetting: a playout move answers the previous step's move as in the last playout its role won (LGRF-1; Baier and Drake 2010, Tak et al. 2012), else MAST's choice",
+    [K_LGR] = {"lgr", KT_ONOFF, 0, 1, "(algo)",
+               "last good reply with forgetting: a playout move answers the previous step's move as in the last playout its role won (LGRF-1; Baier and Drake 2010, Tak et al. 2012), else MAST's choice (default: on for compete, off otherwise)",
                ap_search},
 };
 
@@ -225,6 +225,8 @@ static search_spec_t spec_defaults(const variant_t *v)
         .ss_b = 4, /* [M] §3.3 */
         .rave_k = 1000, /* [M]'s experiments */
         .oppc = -1, /* another role's root explores as every node */
+        /* compete: last good replies (bench/results/compete.md, session 23) */
+        .lgr = v->match,
         .depth = 4,
         /* compete's table of proven states showed no gain (47.0% of 200
          * games against tt=0, bench/results/compete.md): off unless asked */

@@ -387,6 +387,10 @@ static void test_reply_pairs(void **state)
     assert_true(nst < 0.45);
     assert_true(lgr < 0.1); /* a stored reply is played before MAST's epsilon */
     assert_true(reply_value(&t, "mc:playouts=4000,lgr=on,seed=3") == lgr); /* same seed, same search */
+    search_spec_t *c = spec_of("compete"), *g = spec_of("grave");
+    assert_true(c->lgr && !g->lgr); /* compete's default; the paper's rows as the paper */
+    search_spec_free(c);
+    search_spec_free(g);
     /* in a tree the table is learnt from every simulation too */
     assert_true(reply_value(&t, "compete:playouts=2000,threads=1,lgr=on,seed=3") < 0.1);
     tg_free(&t);
