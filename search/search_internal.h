@@ -146,9 +146,12 @@ typedef struct budget {
     bool timed;
 } budget_t;
 void spec_budget(const search_spec_t *s, budget_t *b);
-/* compete on a placement game (searcher.c): GRAVE's own bias and no
- * exploration term, where the spec did not set them. */
-void spec_placement(search_spec_t *s);
+/* compete's settings from the game's move shape (searcher.c), where the
+ * spec did not set them: on a placement game GRAVE's own bias and no
+ * exploration term; where a ply's changes vary with the position (churns:
+ * Othello's flips) no last good replies, a reply there meaning another
+ * thing in another position. */
+void spec_shape(search_spec_t *s, bool placement, bool churns);
 /* What a few random playouts from the initial state say of a game's moves
  * (searcher.c): recur, the share of decisions that repeat a move their
  * role already played in the same playout; churn, how many more fluents a

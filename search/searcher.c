@@ -268,8 +268,10 @@ searcher_t *searcher_new(const game_t *g, uint32_t role, const search_spec_t *sp
     s->g = g;
     s->role = role;
     s->spec = *spec;
-    if (spec->v->match && spec->v->sel == SEL_GRAVE && search_is_placement(search_move_shape(g)))
-        spec_placement(&s->spec);
+    if (spec->v->match && spec->v->sel == SEL_GRAVE) {
+        move_shape_t shape = search_move_shape(g);
+        spec_shape(&s->spec, search_is_placement(shape), shape.churn > CHURN_PLACEMENT);
+    }
     s->seed = spec->seed;
     s->n_workers = spec->threads ? spec->threads : 1;
     s->w = xcalloc(s->n_workers, sizeof *s->w);

@@ -17,7 +17,7 @@
 /* compete's exploration constant and GRAVE bias (tournaments in
  * bench/results/compete.md): with bias 1, beta = p / (p + v + p v) is about
  * 1 / (1 + v), so AMAF guides a move's first visits only. Placement
- * games take GRAVE's own instead (spec_placement, searcher.c). */
+ * games take GRAVE's own instead (spec_shape, searcher.c). */
 #define COMPETE_C 0.4
 #define COMPETE_BIAS 1.0
 
@@ -192,10 +192,11 @@ static const key_def_t key_defs[N_KEYS] = {
  * mobility, md, eval (the .strategies below). */
 enum { N_DEFAULT_STRATEGIES = 4 };
 
-void spec_placement(search_spec_t *s)
+void spec_shape(search_spec_t *s, bool placement, bool churns)
 {
-    if (!(s->set & (1ull << K_BIAS))) s->bias = 0.01; /* spec §10 */
-    if (!(s->set & (1ull << K_C))) s->c = 0;          /* spec §4.1 */
+    if (placement && !(s->set & (1ull << K_BIAS))) s->bias = 0.01; /* spec §10 */
+    if (placement && !(s->set & (1ull << K_C))) s->c = 0;          /* spec §4.1 */
+    if (churns && !(s->set & (1ull << K_LGR))) s->lgr = false;
 }
 
 static search_spec_t spec_defaults(const variant_t *v)
