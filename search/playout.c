@@ -531,29 +531,28 @@ double playout_move_q(engine_t *e, uint32_t r, uint32_t m)
     return sum / cnt;
 }
 
-/* Role r's last good reply (spec.lgr, engine.c lgr_update) to a move of
- * the last recorded step that is legal among m[0 .. n), or UINT32_MAX. */
+/* The index among m[0 .. n) of role r's last good reply (spec.lgr,
+ * engine.c lgr_update) to a move of the last recorded step, or n. */
 static uint32_t lgr_reply(const engine_t *e, uint32_t r, const move_id_t *m, uint32_t n)
 {
+    if (!e->spec->lgr || e->n_steps == 0) return n;
     size_t t = e->n_steps - 1;
     for (size_t i = e->step_start[t]; i < e->n_skeys; i++) {
         size_t at = (size_t)e->skeys[i] * e->k + r;
         if (at >= e->lgr_cap || e->lgr[at] == 0) continue;
         uint32_t want = e->keys->move[e->lgr[at] - 1];
         for (uint32_t j = 0; j < n; j++)
-            if (m[j] == want) return want;
+            if (m[j] == want) return j;
     }
-    return UINT32_MAX;
+    return n;
 }
 
 uint32_t playout_pick(engine_t *e, uint32_t r)
 {
     const move_id_t *m = e->legal[r];
     uint32_t n = e->n_legal[r];
-    if (e->spec->lgr && e->n_steps > 0) {
-        uint32_t a = lgr_reply(e, r, m, n);
-        if (a != UINT32_MAX) return a;
-    }
+    uint32_t reply = lgr_reply(e, r, m, n);
+    if (reply < n) return m[reply];
     if (!e->spec->mast || rng_double(&e->rng) < e->spec->eps) return m[rng_below(&e->rng, n)];
     argmax_t am = {-INFINITY, m[0], 0};
     for (uint32_t i = 0; i < n; i++) argmax_offer(&am, &e->rng, m[i], playout_move_q(e, r, m[i]));
@@ -727,12 +726,8 @@ static uint32_t decisive_pick(engine_t *e, uint32_t r, bool anti, bool quiet)
     if (kept == 0) return any;
     move_id_t first = UINT32_MAX;
     for (uint32_t tries = 0; kept > 0 && tries < ANTI_TRIES; tries++) {
-        uint32_t pick = kept;
-        if (tries == 0 && e->spec->lgr && e->n_steps > 0) { /* a last good reply first, checked as any */
-            uint32_t a = lgr_reply(e, r, ps->cand, kept);
-            for (uint32_t i = 0; a != UINT32_MAX && i < kept; i++)
-                if (ps->cand[i] == a) pick = i;
-        }
+        /* a last good reply first, checked as any */
+        uint32_t pick = tries == 0 ? lgr_reply(e, r, ps->cand, kept) : kept;
         if (pick == kept && rng_double(&e->rng) < e->spec->eps) {
             pick = rng_below(&e->rng, kept);
         } else if (pick == kept) {
