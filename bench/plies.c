@@ -15,6 +15,7 @@
 #include "base/xalloc.h"
 #include "gdl/load.h"
 #include "reasoner/game.h"
+#include "search/search.h"
 
 static double cpu_now(void)
 {
@@ -52,10 +53,27 @@ __attribute__((noinline)) uint64_t run_playouts(game_ctx_t *c, const game_state_
     return plies;
 }
 
+/* One search of the spec's playout budget from the initial state, as the
+ * first move of a match (bench/search_cost.sh: callgrind's
+ * --toggle-collect=run_search). Returns the playouts it ran. */
+__attribute__((noinline)) uint64_t run_search(const game_t *g, const game_state_t *s0, const search_spec_t *spec,
+                                              uint64_t *hash)
+{
+    searcher_t *se = searcher_new(g, 0, spec);
+    search_report_t rep = {0};
+    move_id_t m = searcher_choose(se, s0, deadline_none(), NULL, &rep);
+    *hash = *hash * 31 + m;
+    fprintf(stderr, "search playouts=%llu nodes_peak=%llu bytes_per_node=%llu\n", (unsigned long long)rep.playouts,
+            (unsigned long long)rep.nodes_peak, (unsigned long long)rep.bytes_per_node);
+    searcher_free(se);
+    return rep.playouts;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: plies FILE.kif PLAYOUTS [propnet|rules]\n");
+        fprintf(stderr, "usage: plies FILE.kif PLAYOUTS [propnet|rules [SPEC]]\n"
+                        "  with SPEC (e.g. grave:playouts=2000,threads=1): one search of SPEC instead\n");
         return 2;
     }
     game_options_t opts = {.engine = argc > 3 && !strcmp(argv[3], game_engine_name(ENGINE_RULES)) ? ENGINE_RULES : ENGINE_PROPNET};
@@ -76,11 +94,27 @@ int main(int argc, char **argv)
     game_state_t *s0 = game_state_new(g);
     game_initial(c, s0);
     uint64_t hash = 0;
-    double t0 = cpu_now();
-    uint64_t plies = run_playouts(c, s0, game_num_roles(g), atol(argv[2]), &hash);
-    double dt = cpu_now() - t0;
-    printf("plies=%llu hash=%016llx\n", (unsigned long long)plies, (unsigned long long)hash);
-    fprintf(stderr, "cpu_s=%.3f ns_per_ply=%.1f\n", dt, plies ? dt * 1e9 / (double)plies : 0.0);
+    if (argc > 4) {
+        char err[256];
+        search_spec_t *spec = search_spec_parse(argv[4], err, sizeof err);
+        if (!spec || !search_spec_check_game(spec, g, err, sizeof err)) {
+            fprintf(stderr, "plies: spec %s: %s\n", argv[4], err);
+            return 2;
+        }
+        double t0 = cpu_now();
+        uint64_t n = run_search(g, s0, spec, &hash);
+        double dt = cpu_now() - t0;
+        printf("playouts=%llu hash=%016llx\n", (unsigned long long)n, (unsigned long long)hash);
+        fprintf(stderr, "cpu_s=%.3f playouts_per_cpu_sec=%.0f\n", dt, dt > 0 ? (double)n / dt : 0.0);
+        search_spec_free(spec);
+    } else {
+        double t0 = cpu_now();
+        uint64_t plies = run_playouts(c, s0, game_num_roles(g), atol(argv[2]), &hash);
+        double dt = cpu_now() - t0;
+        printf("plies=%llu hash=%016llx\n", (unsigned long long)plies, (unsigned long long)hash);
+        fprintf(stderr, "cpu_s=%.3f ns_per_ply=%.1f playouts_per_cpu_sec=%.0f\n", dt,
+                plies ? dt * 1e9 / (double)plies : 0.0, dt > 0 ? (double)atol(argv[2]) / dt : 0.0);
+    }
     game_state_free(s0);
     game_ctx_free(c);
     game_free(g);

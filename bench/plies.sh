@@ -13,15 +13,7 @@ engine=${1:-propnet}
 build=${BUILD:-build/release}
 shared=${GGP_SHARED:-../shared}
 games=${GAMES:-"ticTacToe:2000 connectFour:300 breakthrough:100 knightThrough:100 pentago:100 hex:30 checkers:10 reversi:10 speedChess:10"}
-if [ ! -f "$build/reasoner/libggp_reasoner.a" ]; then
-  cmake --preset release >/dev/null && cmake --build --preset release -j"$(nproc)" >/dev/null
-fi
-bin=$(mktemp /tmp/plies.XXXXXX)
-out=$(mktemp /tmp/plies_cg.XXXXXX)
-trap 'rm -f "$bin" "$out"' EXIT
-cc -O3 -DNDEBUG -std=c17 -D_GNU_SOURCE -I. -o "$bin" bench/plies.c \
-  "$build/reasoner/libggp_reasoner.a" \
-  "$build/gdl/libggp_gdl.a" "$build/base/libggp_base.a" -lpthread -lm
+. bench/plies_lib.sh
 echo "| game | playouts | plies | instructions/ply | ns/ply (CPU) | hash |"
 echo "|---|---:|---:|---:|---:|---|"
 for gn in $games; do

@@ -282,6 +282,7 @@ void engine_free(engine_t *e)
     free(e->slot_gen);
     free(e->kstamp);
     free(e->klist);
+    free(e->kz);
     free(e->knum);
     free(e->defer);
     free(e->cand);
@@ -607,24 +608,23 @@ static inline uint32_t slot_get(const engine_t *e, uint32_t edge)
     return edge < e->slot_cap && e->slot_gen[edge] == e->gen ? e->slot[edge] : NIL;
 }
 
-/* Value of a move with v visits and reward sum w for its role, under the
+/* Value of a move with v visits and reward sum w for its role and AMAF
+ * count p and sum aw at the reference node (GRAVE, RAVE), under the
  * variant's selection rule. lnV = log of the parent's visits (UCT). */
-static double move_value(const engine_t *e, double v, double w, double lnV, uint32_t rho, uint32_t key, double c)
+static inline double move_value(const engine_t *e, sel_kind_t sel, double bias, double v, double w, uint32_t p, float aw,
+                                double lnV, double c)
 {
-    switch (e->v->sel) {
+    switch (sel) {
     case SEL_UCT:
         if (v == 0) return INFINITY;
         return w / v + c * sqrt(lnV / v);
     case SEL_GRAVE: {
-        uint32_t p;
-        float aw;
-        amaf_get(e->pool, rho, key, &p, &aw);
         if (v == 0 && p == 0) return INFINITY; /* first-play urgency (spec §16 A5) */
         /* (1 - beta) w/v + beta aw/p with beta = p / (p + v + bias p v) is
          * (w (1 + bias p) + aw) / (p + v + bias p v): one division instead
          * of three (w = 0 when v = 0, aw = 0 when p = 0); selection is a
          * fifth of a connect four search. */
-        double bp = e->spec->bias * p;
+        double bp = bias * p;
         double val = (w * (1 + bp) + aw) / (p + v + bp * v);
         /* Optional exploration (default c = 0: none, as spec §4.1 and [C]
          * have it). v + 1 keeps unexpanded moves valued by AMAF, finitely. */
@@ -632,9 +632,6 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         return val;
     }
     case SEL_RAVE: { /* spec §14.1: [M]'s UCT/RAVE, CADIA's beta over the parent's visits */
-        uint32_t p;
-        float aw;
-        amaf_get(e->pool, rho, key, &p, &aw);
         if (v == 0 && p == 0) return INFINITY;
         double q = v > 0 ? w / v : 0, beta = p == 0 ? 0 : v == 0 ? 1 : sqrt(e->spec->rave_k / (3 * exp(lnV) + e->spec->rave_k));
         return (1 - beta) * q + (p ? beta * (aw / p) : 0) + c * sqrt(lnV / (v + 1));
@@ -647,6 +644,13 @@ static double move_value(const engine_t *e, double v, double w, double lnV, uint
         break;
     }
     return 0;
+}
+
+/* Whether move_value reads lnV: log() is a twentieth of a GRAVE tree step,
+ * and GRAVE's default c = 0 does not need it. */
+static bool needs_lnV(const engine_t *e)
+{
+    return e->v->sel == SEL_UCT || e->v->sel == SEL_RAVE || e->spec->c > 0 || e->spec->oppc > 0;
 }
 
 /* The argmax move of decider r at x (random ties, spec §4.1). Turn-taking
@@ -664,33 +668,45 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     double cx = opp_root && e->spec->oppc >= 0 ? e->spec->oppc : e->spec->c;
     const move_id_t *m = e->legal[r];
     argmax_t am = {-INFINITY, m[0], 0};
-    for (uint32_t i = 0; i < e->n_legal[r]; i++) {
-        uint32_t key = keys_of(e->keys, r, m[i]), v = 0;
-        float w = 0;
+    /* Loop invariants in locals: argmax_offer may call the RNG, after which
+     * the compiler reloads whatever it cannot prove unchanged. */
+    pool_t *p = e->pool;
+    keys_t *ks = e->keys;
+    uint32_t n = e->n_legal[r];
+    bool amaf = sel_amaf(e->v->sel), dense = amaf && p->K, solver = e->solver, lostvisit = e->spec->lostvisit;
+    bool virt = e->mu != NULL;
+    sel_kind_t sel = e->v->sel;
+    double bias = e->spec->bias;
+    const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t key = keys_of(ks, r, m[i]), v = 0, ap = 0;
+        float w = 0, aw = 0;
+        if (dense) amaf_row_get(p, row, key, &ap, &aw);
+        else if (amaf) amaf_get(p, rho, key, &ap, &aw);
         if (simul) {
-            marg_get(e->pool, x, key, &v, &w);
+            marg_get(p, x, key, &v, &w);
         } else {
             uint32_t c = slot_get(e, m[i]);
-            if (c != NIL && e->solver && is_solved(e->pool, c)) {
+            if (c != NIL && solver && is_solved(p, c)) {
                 /* exact: no exploration; a proven loss only if nothing else is left */
-                double sv = solved_value(e->pool, c, r);
+                double sv = solved_value(p, c, r);
                 /* lostvisit=on: a proven loss is an ordinary move of mean 0
                  * (its W is the value, 0) whose AMAF still weighs, so it is
                  * visited, and backs up its loss, as often as without the
                  * solver: a test of whether never visiting proven losses
                  * makes the parents' means too hopeful (issue 12). */
-                if (!(sv <= SOLVED_EPS && e->spec->lostvisit)) {
+                if (!(sv <= SOLVED_EPS && lostvisit)) {
                     argmax_offer(&am, &e->rng, m[i], sv <= SOLVED_EPS ? -1.0 : sv);
                     continue;
                 }
             }
             if (c != NIL) {
-                v = node_visits(e->pool, c);
-                w = ldf(&pool_w(e->pool, c)[r]);
-                if (e->mu) v += __atomic_load_n(&e->pool->nodes[c].flight, __ATOMIC_RELAXED); /* virtual loss */
+                v = node_visits(p, c);
+                w = ldf(&pool_w(p, c)[r]);
+                if (virt) v += __atomic_load_n(&p->nodes[c].flight, __ATOMIC_RELAXED); /* virtual loss */
             }
         }
-        argmax_offer(&am, &e->rng, m[i], move_value(e, v, w, lnV, rho, key, cx));
+        argmax_offer(&am, &e->rng, m[i], move_value(e, sel, bias, v, w, ap, aw, lnV, cx));
     }
     return am.pick;
 }
@@ -717,7 +733,7 @@ static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t
     if (rho == x) e->st.ref_self++;
     if (rho == e->root) e->st.ref_root++;
     uint32_t vx = node_visits(e->pool, x);
-    double lnV = log((double)(vx ? vx : 1));
+    double lnV = needs_lnV(e) ? log((double)(vx ? vx : 1)) : 0;
     if (e->solver) { /* x is the path's last node */
         size_t i = e->path_len - 1;
         if (i >= e->pinfo_cap) { /* as long as the path can be */
@@ -811,6 +827,7 @@ static void backprop_prepare(engine_t *e)
             memset(e->kstamp + old, 0, (e->kstamp_cap - old) * sizeof *e->kstamp);
         }
         XVEC_RESERVE(&e->klist, &e->klist_cap, nkeys);
+        XVEC_RESERVE(&e->kz, &e->kz_cap, nkeys);
         XVEC_RESERVE(&e->knum, &e->knum_cap, e->path_len);
         if (++e->kgen == 0) {
             memset(e->kstamp, 0, e->kstamp_cap * sizeof *e->kstamp);
@@ -864,8 +881,16 @@ static void node_update(engine_t *e, uint32_t n, size_t i, bool grave)
     if (grave && v >= e->v->amaf_from) { /* lazy tables: see variant_t.amaf_from */
         bool locked = e->mu && (!p->K || p->nodes[n].amaf == NIL);
         if (locked) tree_lock(e);
-        if (amaf_ensure(p, n))
-            for (size_t j = 0; j < e->knum[i]; j++) amaf_add(p, n, e->klist[j], (float)e->z[e->keys->role[e->klist[j]]]);
+        if (p->K) { /* dense: n's row once (amaf_row_mut), not per key */
+            amaf_dense_t *row = amaf_row_mut(p, n);
+            if (row)
+                for (size_t j = 0; j < e->knum[i]; j++) {
+                    uint32_t key = e->klist[j];
+                    if (key < p->K) amaf_row_add(&row[key], e->kz[j]);
+                }
+        } else if (amaf_ensure(p, n)) {
+            for (size_t j = 0; j < e->knum[i]; j++) amaf_add(p, n, e->klist[j], e->kz[j]);
+        }
         if (locked) tree_unlock(e);
     }
     if (i < e->tree_steps && step_end(e, i) - e->step_start[i] >= 2) { /* simultaneous node */
@@ -907,6 +932,8 @@ static void backprop_tree(engine_t *e, uint32_t push_region)
     pool_t *p = e->pool;
     bool grave = sel_amaf(e->v->sel);
     size_t deferred = 0;
+    if (grave && e->path_len) /* each key's reward once, not per path node (after relative_bonus) */
+        for (size_t j = 0; j < e->knum[0]; j++) e->kz[j] = (float)e->z[e->keys->role[e->klist[j]]];
     for (size_t i = e->path_len; i-- > 0;) {
         uint32_t n = e->path[i];
         if (e->mu && !spin_try(sl_of(e, n))) {

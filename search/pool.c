@@ -221,6 +221,13 @@ bool amaf_ensure(pool_t *p, uint32_t n)
     return true;
 }
 
+amaf_dense_t *amaf_row_mut(pool_t *p, uint32_t n)
+{
+    assert(p->K);
+    if (!p->lazy) return &p->dense[(size_t)n * p->K];
+    return amaf_ensure(p, n) ? &p->blk[(size_t)p->nodes[n].amaf * p->K] : NULL;
+}
+
 void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw)
 {
     if (p->K && p->lazy) {

@@ -340,6 +340,37 @@ static inline double node_mean(const pool_t *p, uint32_t n, uint32_t r)
 
 /* AMAF access (spec §3.2): absent entries read as (0, 0). */
 void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w);
+/* Node n's dense AMAF row (p->K entries, keys below K), or NULL where n has
+ * no entries yet (a lazy table not made). Dense pools only (p->K > 0): a
+ * selection reads K-indexed entries of one node for every legal move, and
+ * a backup adds to one node for every key after it, so the row is found
+ * once instead of once per entry (about a tenth of a connect four search). */
+static inline const amaf_dense_t *amaf_row(const pool_t *p, uint32_t n)
+{
+    if (!p->lazy) return &p->dense[(size_t)n * p->K];
+    /* the handle is published after its block is zeroed (amaf_ensure) */
+    uint32_t h = __atomic_load_n(&p->nodes[n].amaf, __ATOMIC_ACQUIRE);
+    return h == NIL ? NULL : &p->blk[(size_t)h * p->K];
+}
+/* Entry key of a row from amaf_row (NULL or key >= K read as (0, 0)). */
+static inline void amaf_row_get(const pool_t *p, const amaf_dense_t *row, uint32_t key, uint32_t *cnt, float *w)
+{
+    if (row && key < p->K) {
+        *cnt = ld32(&row[key].p);
+        *w = ldf(&row[key].w);
+    } else {
+        *cnt = 0;
+        *w = 0;
+    }
+}
+/* Node n's dense row for adding (made if lazy), or NULL: the memory bound
+ * refused its table. One writer at a time (the node's lock). */
+amaf_dense_t *amaf_row_mut(pool_t *p, uint32_t n);
+static inline void amaf_row_add(amaf_dense_t *d, float dw)
+{
+    st32(&d->p, d->p + 1);
+    stf(&d->w, d->w + dw);
+}
 void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw);
 void marg_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w);
 void marg_add(pool_t *p, uint32_t n, uint32_t key, float dw);
@@ -560,7 +591,8 @@ typedef struct engine {
     size_t kstamp_cap;
     uint32_t kgen;
     uint32_t *klist;
-    size_t klist_cap;
+    float *kz;               /* per klist entry: the reward of the key's role */
+    size_t klist_cap, kz_cap;
     uint32_t *knum;          /* per path depth: keys of klist in its AMAF suffix */
     size_t knum_cap;
     uint32_t *defer;         /* shared tree: path depths whose backup waits (backprop_tree) */

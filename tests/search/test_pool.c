@@ -195,6 +195,55 @@ static void test_growable_region(void **state)
     pool_free(&p);
 }
 
+/* The row accessors the engine's hot loops use (amaf_row, amaf_row_get,
+ * amaf_row_mut, amaf_row_add) agree with amaf_get and amaf_add entry by
+ * entry, on a dense pool (grave) and a lazy bounded one (compete), where a
+ * node without a table reads as all zeros until its row is made. */
+static void test_amaf_rows(void **state)
+{
+    (void)state;
+    enum { K = 6, NODES = 40 };
+    for (int lazy = 0; lazy < 2; lazy++) {
+        uint32_t cap = lazy ? 64 : UINT32_MAX;
+        bool rec = lazy;
+        pool_t p;
+        pool_init(&p, 2, 1, &cap, &rec, true, K);
+        if (lazy) pool_bound(&p, 1u << 20);
+        uint32_t n[NODES];
+        for (int i = 0; i < NODES; i++) n[i] = pool_alloc(&p, 0);
+        rng_t rng;
+        rng_seed(&rng, 11);
+        /* half the nodes through amaf_add, half through their rows */
+        for (int it = 0; it < 3000; it++) {
+            uint32_t i = rng_below(&rng, NODES / 2), key = rng_below(&rng, K);
+            float dw = (float)rng_below(&rng, 101) / 100.0f;
+            amaf_add(&p, n[2 * i], key, dw);
+            amaf_dense_t *row = amaf_row_mut(&p, n[2 * i + 1]);
+            assert_non_null(row);
+            amaf_row_add(&row[key], dw);
+        }
+        for (int i = 0; i < NODES; i += 2)
+            for (uint32_t key = 0; key < K + 2; key++) { /* keys past K read as (0, 0) */
+                uint32_t ca, cb, cr;
+                float wa, wb, wr;
+                amaf_get(&p, n[i], key, &ca, &wa);
+                amaf_get(&p, n[i + 1], key, &cb, &wb);
+                amaf_row_get(&p, amaf_row(&p, n[i + 1]), key, &cr, &wr);
+                assert_int_equal(ca, cb);
+                assert_int_equal(cb, cr);
+                assert_true(wa == wb && wb == wr); /* the same float additions in the same order */
+                if (key >= K) assert_int_equal(cr, 0);
+            }
+        uint32_t fresh = pool_alloc(&p, 0), c;
+        float w;
+        if (lazy) assert_null(amaf_row(&p, fresh)); /* no table yet */
+        amaf_row_get(&p, amaf_row(&p, fresh), 1, &c, &w);
+        assert_int_equal(c, 0);
+        assert_true(w == 0);
+        pool_free(&p);
+    }
+}
+
 static void test_sparse_tables(void **state)
 {
     (void)state;
@@ -290,6 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_single_region),  cmocka_unit_test(test_lru_two_regions),
         cmocka_unit_test(test_check_detects_violations), cmocka_unit_test(test_growable_region),
+        cmocka_unit_test(test_amaf_rows),
         cmocka_unit_test(test_sparse_tables),      cmocka_unit_test(test_keys_and_joints),
         cmocka_unit_test(test_mast_decay),
     };
