@@ -435,14 +435,19 @@ static inline double mast_q(const mast_t *m, uint32_t key)
 /* N-gram selection (NST: Tak, Winands and Björnsson, "N-Grams and the
  * Last-Good-Reply Policy Applied in General Game Playing", IEEE TCIAIG
  * 4(2), 2012): MAST's statistics for pairs (a key of the previous step, a
- * key), the 2-grams, interned as joint moves of two. Bounded: past
+ * key), the 2-grams, in a table of their own. Bounded: past
  * NST_MAX pairs no new pair is added (their statistics are a playout
  * policy's: losing some costs quality, never correctness). */
 #define NST_MAX (1u << 17)
 #define NST_MIN_VISITS 7 /* Tak et al.: an n-gram counts from k = 7 visits */
 typedef struct nst {
-    joints_t pairs; /* (prev, key) -> pair id */
-    mast_t stats;   /* counts and reward sums per pair id */
+    /* open addressing on the pair: tag = (prev << 32 | key) + 1, 0 free;
+     * a playout step asks for every candidate's pair with every move of
+     * the step before, so the lookup is one multiply and a probe or two */
+    uint64_t *tag;
+    double *n, *w;  /* count and reward sum per slot */
+    uint32_t cap;   /* slots: a power of two, at most half full */
+    uint32_t used;
 } nst_t;
 void nst_init(nst_t *t);
 void nst_free(nst_t *t);

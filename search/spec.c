@@ -168,8 +168,8 @@ static const key_def_t key_defs[N_KEYS] = {
               "alpha-beta: transposition table MB (default 16); compete (solver on): MB of a table of proven states, besides memory (default 0: none)",
               ap_ab_match},
     [K_LEVEL] = {"level", KT_INT, 0, 10, "2", "NMCS level (0: one random playout)", ap_nmcs},
-    [K_NST] = {"nst", KT_ONOFF, 0, 1, "off",
-               "N-grams: MAST's choice also weighs the 2-gram (previous step's move, move) of >= 7 visits (Tak et al. 2012)",
+    [K_NST] = {"nst", KT_ONOFF, 0, 1, "(algo)",
+               "N-grams: MAST's choice also weighs the 2-gram (previous step's move, move) of >= 7 visits (Tak et al. 2012; default: on for compete, off otherwise)",
                ap_search},
     [K_LOOKAHEAD] = {"lookahead", KT_ONOFF, 0, 1, "off",
                      "two players, solver on: a node's second visit looks two plies ahead, proving a win in one or a loss to every move (MCTS-MS, Baier and Winands 2015)",
@@ -197,6 +197,7 @@ void spec_shape(search_spec_t *s, bool placement, bool churns)
     if (placement && !(s->set & (1ull << K_BIAS))) s->bias = 0.01; /* spec §10 */
     if (placement && !(s->set & (1ull << K_C))) s->c = 0;          /* spec §4.1 */
     if (churns && !(s->set & (1ull << K_LGR))) s->lgr = false;
+    if (churns && !(s->set & (1ull << K_NST))) s->nst = false;
 }
 
 static search_spec_t spec_defaults(const variant_t *v)
@@ -226,8 +227,10 @@ static search_spec_t spec_defaults(const variant_t *v)
         .ss_b = 4, /* [M] §3.3 */
         .rave_k = 1000, /* [M]'s experiments */
         .oppc = -1, /* another role's root explores as every node */
-        /* compete: last good replies (bench/results/compete.md, session 23) */
+        /* compete: last good replies (bench/results/compete.md, session 23)
+         * and N-grams (session 24) */
         .lgr = v->match,
+        .nst = v->match,
         .depth = 4,
         /* compete's table of proven states showed no gain (47.0% of 200
          * games against tt=0, bench/results/compete.md): off unless asked */
@@ -422,6 +425,7 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
              s->playout == PLAYOUT_SWITCH ? "switch with mast among the strategies" : "mast");
         return false;
     }
+    if (!(s->set & (1ull << K_NST)) && !s->mast) s->nst = false; /* compete's default follows mast= too */
     if (s->nst && !s->mast) {
         fail(err, elen, "%s: nst weighs MAST's choice, which mast=off turns off", v->name);
         return false;

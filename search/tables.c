@@ -156,47 +156,81 @@ void mast_decay(mast_t *m, double gamma)
 
 /* ---- NST: 2-grams of keys --------------------------------------------------- */
 
-/* A pair is interned as a joint move of two (prev, key) and its counts
- * are MAST's, indexed by the pair's id. */
-
-void nst_init(nst_t *t)
-{
-    joints_init(&t->pairs, 2);
-    mast_init(&t->stats);
-}
+void nst_init(nst_t *t) { *t = (nst_t){0}; }
 
 void nst_free(nst_t *t)
 {
-    joints_free(&t->pairs);
-    mast_free(&t->stats);
+    free(t->tag);
+    free(t->n);
+    free(t->w);
+    *t = (nst_t){0};
 }
 
-void nst_clear(nst_t *t)
+void nst_clear(nst_t *t) { nst_free(t); }
+
+void nst_decay(nst_t *t, double gamma)
 {
-    nst_free(t);
-    nst_init(t);
+    for (uint32_t i = 0; i < t->cap; i++) {
+        t->n[i] *= gamma;
+        t->w[i] *= gamma;
+    }
 }
 
-void nst_decay(nst_t *t, double gamma) { mast_decay(&t->stats, gamma); }
+static inline uint64_t nst_tag(uint32_t prev, uint32_t key) { return ((uint64_t)prev << 32 | key) + 1; }
+static inline uint32_t nst_home(uint64_t tag, uint32_t cap)
+{
+    return (uint32_t)((tag * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1); /* Fibonacci hashing */
+}
+
+/* The slot of tag, or of the free slot where it would go (cap > 0). */
+static uint32_t nst_slot(const nst_t *t, uint64_t tag)
+{
+    uint32_t mask = t->cap - 1, i = nst_home(tag, t->cap);
+    while (t->tag[i] && t->tag[i] != tag) i = (i + 1) & mask;
+    return i;
+}
+
+static void nst_grow(nst_t *t)
+{
+    nst_t old = *t;
+    t->cap = old.cap ? old.cap * 2 : 1024;
+    t->tag = xcalloc(t->cap, sizeof *t->tag);
+    t->n = xcalloc(t->cap, sizeof *t->n);
+    t->w = xcalloc(t->cap, sizeof *t->w);
+    for (uint32_t i = 0; i < old.cap; i++)
+        if (old.tag[i]) {
+            uint32_t j = nst_slot(t, old.tag[i]);
+            t->tag[j] = old.tag[i];
+            t->n[j] = old.n[i];
+            t->w[j] = old.w[i];
+        }
+    free(old.tag);
+    free(old.n);
+    free(old.w);
+}
 
 void nst_add(nst_t *t, uint32_t prev, uint32_t key, double z)
 {
-    const uint32_t pair[2] = {prev, key};
-    uint32_t id = joints_find(&t->pairs, pair);
-    if (id == NIL) {
-        if (t->pairs.n >= NST_MAX) return;
-        id = joints_intern(&t->pairs, pair);
-        mast_reserve(&t->stats, id + 1);
+    uint64_t tag = nst_tag(prev, key);
+    uint32_t i = t->cap ? nst_slot(t, tag) : 0;
+    if (!t->cap || !t->tag[i]) { /* a new pair */
+        if (t->used >= NST_MAX) return;
+        if (!t->cap || (t->used + 1) * 2 > t->cap) {
+            nst_grow(t);
+            i = nst_slot(t, tag);
+        }
+        t->tag[i] = tag;
+        t->used++;
     }
-    t->stats.n[id] += 1;
-    t->stats.w[id] += z;
+    t->n[i] += 1;
+    t->w[i] += z;
 }
 
 bool nst_q(const nst_t *t, uint32_t prev, uint32_t key, double *q)
 {
-    const uint32_t pair[2] = {prev, key};
-    uint32_t id = joints_find(&t->pairs, pair);
-    if (id == NIL || t->stats.n[id] < NST_MIN_VISITS) return false;
-    *q = t->stats.w[id] / t->stats.n[id];
+    if (!t->cap) return false;
+    uint32_t i = nst_slot(t, nst_tag(prev, key));
+    if (!t->tag[i] || t->n[i] < NST_MIN_VISITS) return false;
+    *q = t->w[i] / t->n[i];
     return true;
 }

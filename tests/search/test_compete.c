@@ -1068,9 +1068,10 @@ static void test_tree_parallel(void **state)
 /* Placement games: compete takes GRAVE's own bias and c there (searcher.c,
  * search_move_shape), keeps its own where moves recur or a ply's changes
  * vary with the position (Othello's flips), and never overrides a bias or
- * c the spec sets. Last good replies are off where a ply's changes vary,
- * unless the spec sets lgr. */
-static move_shape_t placement_case(const char *path, const char *text, bool placement, double bias, double c, bool lgr)
+ * c the spec sets. Last good replies and N-grams are off where a ply's
+ * changes vary, unless the spec sets lgr or nst. */
+static move_shape_t placement_case(const char *path, const char *text, bool placement, double bias, double c, bool lgr,
+                                   bool nst)
 {
     tgame_t t;
     tg_load(&t, path);
@@ -1084,6 +1085,7 @@ static move_shape_t placement_case(const char *path, const char *text, bool plac
     assert_true(fabs(used->bias - bias) < 1e-12);
     assert_true(fabs(used->c - c) < 1e-12);
     assert_true(used->lgr == lgr);
+    assert_true(used->nst == nst);
     searcher_free(s);
     search_spec_free(sp);
     tg_free(&t);
@@ -1095,21 +1097,23 @@ static void test_placement_settings(void **state)
     (void)state;
     const char *ttt = GGP_SOURCE_DIR "/games/tictactoe.kif", *c4 = GGP_SOURCE_DIR "/games/connect4.kif";
     const char *hex = GGP_SOURCE_DIR "/games/hex7.kif", *oth = GGP_SOURCE_DIR "/games/othello.kif";
-    placement_case(ttt, "compete:playouts=10", true, 0.01, 0, true);
-    placement_case(ttt, "compete:playouts=10,bias=1,c=0.4", true, 1, 0.4, true);
-    placement_case(ttt, "compete:playouts=10,c=0.2", true, 0.01, 0.2, true);
-    placement_case(hex, "compete:playouts=10", true, 0.01, 0, true);
+    placement_case(ttt, "compete:playouts=10", true, 0.01, 0, true, true);
+    placement_case(ttt, "compete:playouts=10,bias=1,c=0.4", true, 1, 0.4, true, true);
+    placement_case(ttt, "compete:playouts=10,c=0.2", true, 0.01, 0.2, true, true);
+    placement_case(hex, "compete:playouts=10", true, 0.01, 0, true, true);
     /* bookkeeping beside the board (the corpus Hex's connected groups)
      * churns; the board relation a move writes its own cell in does not */
-    placement_case(data_file("placement_aux.kif"), "compete:playouts=10", true, 0.01, 0, true);
+    placement_case(data_file("placement_aux.kif"), "compete:playouts=10", true, 0.01, 0, true, true);
     /* the measures themselves: connect four's drops repeat a column about
      * half the time; Othello's moves never repeat, its flips vary */
-    assert_true(placement_case(c4, "compete:playouts=10", false, 1, 0.4, true).recur > 0.3);
-    placement_case(c4, "compete:playouts=10,bias=0.5", false, 0.5, 0.4, true);
-    move_shape_t o = placement_case(oth, "compete:playouts=10", false, 1, 0.4, false);
+    assert_true(placement_case(c4, "compete:playouts=10", false, 1, 0.4, true, true).recur > 0.3);
+    placement_case(c4, "compete:playouts=10,bias=0.5", false, 0.5, 0.4, true, true);
+    move_shape_t o = placement_case(oth, "compete:playouts=10", false, 1, 0.4, false, false);
     assert_true(o.recur == 0.0 && o.churn > 1.0);
-    placement_case(oth, "compete:playouts=10,c=0", false, 1, 0, false);
-    placement_case(oth, "compete:playouts=10,lgr=on", false, 1, 0.4, true);
+    placement_case(oth, "compete:playouts=10,c=0", false, 1, 0, false, false);
+    placement_case(oth, "compete:playouts=10,lgr=on", false, 1, 0.4, true, false);
+    placement_case(oth, "compete:playouts=10,nst=on", false, 1, 0.4, false, true);
+    placement_case(c4, "compete:playouts=10,nst=off", false, 1, 0.4, true, false);
 }
 
 int main(void)

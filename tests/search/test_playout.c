@@ -253,7 +253,7 @@ static void test_nst_table(void **state)
     /* Growth keeps every pair with its own mean. */
     for (uint32_t i = 0; i < 5000; i++)
         for (int v = 0; v < NST_MIN_VISITS; v++) nst_add(&t, 100 + i, i, (i % 3) / 2.0);
-    assert_int_equal(t.pairs.n, 5001);
+    assert_int_equal(t.used, 5001);
     for (uint32_t i = 0; i < 5000; i++) {
         assert_true(nst_q(&t, 100 + i, i, &q));
         assert_float_equal(q, (i % 3) / 2.0, 1e-12);
@@ -265,13 +265,13 @@ static void test_nst_table(void **state)
     assert_float_equal(q, 4.0 / 7.5, 1e-12);
     /* The bound: far more distinct pairs than it holds. */
     for (uint32_t i = 0; i < 2 * NST_MAX; i++) nst_add(&t, 1u << 20, i, 0.0);
-    assert_int_equal(t.pairs.n, NST_MAX);
+    assert_int_equal(t.used, NST_MAX);
     for (int v = 0; v < NST_MIN_VISITS; v++) nst_add(&t, 1, 2, 1.0); /* an old pair still counts */
     assert_true(nst_q(&t, 1, 2, &q));
     /* halved by the decay, then 7 wins: (6/2 + 7) / (7/2 + 7) */
     assert_float_equal(q, ((NST_MIN_VISITS - 1) * 0.5 + NST_MIN_VISITS) / (NST_MIN_VISITS * 1.5), 1e-12);
     nst_clear(&t);
-    assert_int_equal(t.pairs.n, 0);
+    assert_int_equal(t.used, 0);
     assert_false(nst_q(&t, 1, 2, &q));
     nst_free(&t);
 }
@@ -338,8 +338,8 @@ static void test_nst_search(void **state)
             searcher_t *s = searcher_new(t.g, 0, sp);
             move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, NULL);
             engine_t *e = searcher_engine(s, 0);
-            if (k == 0) assert_int_equal(e->nst.pairs.n, 0);
-            else assert_true(e->nst.pairs.n > 20);
+            if (k == 0) assert_int_equal(e->nst.used, 0);
+            else assert_true(e->nst.used > 20);
             if (run == 0) first = m;
             else assert_int_equal(m, first);
             searcher_free(s);
@@ -602,10 +602,17 @@ static void test_keys(void **state)
     assert_null(search_spec_parse("uct:playout=auto", err, sizeof err)); /* compete's only */
     s = search_spec_parse("compete", err, sizeof err);
     assert_int_equal(s->playout, PLAYOUT_AUTO);
+    assert_true(s->nst && s->lgr); /* compete's N-grams and last good replies */
+    search_spec_free(s);
+    s = search_spec_parse("grave", err, sizeof err);
+    assert_true(!s->nst && !s->lgr); /* the paper's rows: neither */
     search_spec_free(s);
     s = search_spec_parse("compete:mast=off", err, sizeof err);
     assert_int_equal(s->playout, PS_RANDOM);
+    assert_false(s->nst); /* the default follows mast= */
     search_spec_free(s);
+    assert_null(search_spec_parse("compete:mast=off,nst=on", err, sizeof err));
+    assert_non_null(strstr(err, "mast=off"));
     assert_null(search_spec_parse("uct:playout=switch,strategies=mast,bogus", err, sizeof err));
     assert_non_null(strstr(err, "strategies"));
     assert_null(search_spec_parse("uct:playout=mast,mast=off", err, sizeof err));
