@@ -678,8 +678,9 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     sel_kind_t sel = e->v->sel;
     double bias = e->spec->bias;
     const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
+    bool keyed = amaf || simul; /* UCT at a turn-taking node reads no key */
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t key = keys_of(ks, r, m[i]), v = 0, ap = 0;
+        uint32_t key = keyed ? keys_of(ks, r, m[i]) : 0, v = 0, ap = 0;
         float w = 0, aw = 0;
         if (dense) amaf_row_get(p, row, key, &ap, &aw);
         else if (amaf) amaf_get(p, rho, key, &ap, &aw);
