@@ -185,29 +185,8 @@ static void tables_release(pool_t *p, node_t *v)
 
 void amaf_get(const pool_t *p, uint32_t n, uint32_t key, uint32_t *cnt, float *w)
 {
-    if (p->K && p->lazy) {
-        /* the handle is published after its block is zeroed (amaf_ensure) */
-        uint32_t h = __atomic_load_n(&p->nodes[n].amaf, __ATOMIC_ACQUIRE);
-        if (h != NIL && key < p->K) {
-            const amaf_dense_t *d = &p->blk[(size_t)h * p->K + key];
-            *cnt = ld32(&d->p);
-            *w = ldf(&d->w);
-        } else {
-            *cnt = 0;
-            *w = 0;
-        }
-    } else if (p->K) {
-        if (key < p->K) {
-            const amaf_dense_t *d = &p->dense[(size_t)n * p->K + key];
-            *cnt = d->p;
-            *w = d->w;
-        } else {
-            *cnt = 0;
-            *w = 0;
-        }
-    } else {
-        sparse_get(&p->sp, p->nodes[n].amaf, key, cnt, w);
-    }
+    if (p->K) amaf_row_get(p, amaf_row(p, n), key, cnt, w); /* dense (lazy or not): the rows' accessors */
+    else sparse_get(&p->sp, p->nodes[n].amaf, key, cnt, w);
 }
 
 bool amaf_ensure(pool_t *p, uint32_t n)
@@ -230,20 +209,10 @@ amaf_dense_t *amaf_row_mut(pool_t *p, uint32_t n)
 
 void amaf_add(pool_t *p, uint32_t n, uint32_t key, float dw)
 {
-    if (p->K && p->lazy) {
-        if (!amaf_ensure(p, n)) return;
-        if (key < p->K) { /* one writer (the node's lock); readers may be reading */
-            amaf_dense_t *d = &p->blk[(size_t)p->nodes[n].amaf * p->K + key];
-            st32(&d->p, d->p + 1);
-            stf(&d->w, d->w + dw);
-        }
-    } else if (p->K) {
-        assert(key < p->K); /* dense mode is chosen only when every key is known */
-        if (key < p->K) {
-            amaf_dense_t *d = &p->dense[(size_t)n * p->K + key];
-            d->p++;
-            d->w += dw;
-        }
+    if (p->K) {
+        assert(p->lazy || key < p->K); /* dense mode is chosen only when every key is known */
+        amaf_dense_t *row = amaf_row_mut(p, n);
+        if (row && key < p->K) amaf_row_add(&row[key], dw); /* one writer (the node's lock) */
     } else {
         sparse_add(&p->sp, &p->nodes[n].amaf, key, 1, dw);
     }
