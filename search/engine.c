@@ -35,6 +35,57 @@ uint64_t engine_default_memory_mb(void)
     return mb > 4096 ? 4096 : mb < 64 ? 64 : mb;
 }
 
+/* ---- the memory bound of a match row (issue 12, item 2) ----------------- */
+
+/* memory=MB bounds all that a match row holds for the match: the tree and
+ * its AMAF tables, and beside them every worker's MAST table, last good
+ * replies and N-grams and the per-key scratch of backprop, and the shared
+ * key and joint-move tables. The tables indexed by key grow to at most
+ * twice what they hold (XVEC_RESERVE, mast_reserve), hence the 2s. */
+#define SIDE_KEY_SHARED 12 /* keys_t: role, move, of[role][move] */
+static uint32_t side_key_bytes(const search_spec_t *spec, uint32_t k)
+{
+    return (spec->mast ? 2 * sizeof(double) : 0) + (spec->lgr ? k * sizeof(uint32_t) : 0) +
+           (sel_amaf(spec->v->sel) ? 3 * sizeof(uint32_t) : 0); /* kstamp, klist, kz */
+}
+#define NST_SLOT_BYTES (sizeof(uint64_t) + 2 * sizeof(double))
+
+/* Sets e->key_max and the N-gram bound, and returns the bytes they and
+ * the key tables may take for all `workers` workers; the tree gets the
+ * rest. nkeys: the game's keys when its moves are enumerable, else 0 (the
+ * rules engine finds moves as it goes: MAST and last good replies then
+ * keep the first key_max keys, the others play as never seen). */
+static uint64_t side_reserve(engine_t *e, uint64_t mem, uint32_t workers, uint32_t nkeys)
+{
+    uint64_t per_key = (uint64_t)workers * side_key_bytes(e->spec, e->k) + SIDE_KEY_SHARED;
+    uint64_t keys_share = mem / 8; /* what keys may take when they are not all known */
+    uint64_t fit = keys_share / (2 * per_key);
+    e->key_max = nkeys && (uint64_t)nkeys <= fit ? UINT32_MAX : fit < 256 ? 256 : fit > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)fit;
+    uint64_t keys = nkeys && e->key_max == UINT32_MAX ? nkeys : e->key_max;
+    uint64_t reserve = 2 * keys * per_key;
+    if (e->spec->nst) {
+        uint64_t pairs = mem / 16 / ((uint64_t)workers * 2 * NST_SLOT_BYTES);
+        nst_init(&e->nst, pairs > NST_MAX ? NST_MAX : (uint32_t)pairs);
+        reserve += (uint64_t)workers * 2 * e->nst.max * NST_SLOT_BYTES;
+    }
+    return reserve;
+}
+
+size_t engine_side_bytes(const engine_t *e)
+{
+    return (size_t)e->mast.cap * 2 * sizeof(double) + (size_t)e->nst.cap * NST_SLOT_BYTES + e->lgr_cap * sizeof *e->lgr +
+           (e->kstamp_cap + e->klist_cap) * sizeof(uint32_t) + e->kz_cap * sizeof *e->kz;
+}
+
+size_t engine_shared_bytes(const engine_t *e)
+{
+    const keys_t *ks = e->keys;
+    size_t b = (size_t)ks->cap * 2 * sizeof(uint32_t);
+    for (uint32_t r = 0; r < ks->k; r++) b += (size_t)ks->of_len[r] * sizeof(uint32_t);
+    b += (size_t)e->joints->cap * e->joints->k * sizeof(uint32_t) + (size_t)e->joints->tcap * sizeof(uint32_t);
+    return b;
+}
+
 /* ---- locks of a shared tree (issue 12) --------------------------------- */
 
 static inline void tree_lock(engine_t *e)
@@ -173,7 +224,8 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     keys_init(e->keys, e->k);
     joints_init(e->joints, e->k);
     mast_init(&e->mast);
-    nst_init(&e->nst);
+    nst_init(&e->nst, NST_MAX); /* a match row's bound: side_reserve */
+    e->key_max = UINT32_MAX;
     e->root_state = game_state_new(g);
     e->sec_state = game_state_new(g);
     e->tmp_state[0] = game_state_new(g);
@@ -212,8 +264,14 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
         uint32_t caps[1] = {e->v->recycle && !e->v->match ? e->b.n : UINT32_MAX};
         bool rec[1] = {e->v->recycle};
         pool_init(e->pool, e->k, 1, caps, rec, grave, K);
-        if (e->v->match) /* one tree for the match, within memory= (LRU recycling past it) */
-            pool_bound(e->pool, (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024);
+        if (e->v->match) { /* one tree for the match, within memory= (LRU recycling past it) */
+            uint64_t mem = (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024;
+            uint32_t nkeys = 0;
+            if (game_moves_enumerable(g))
+                for (uint32_t r = 0; r < e->k; r++) nkeys += game_num_moves(g, r);
+            uint64_t side = side_reserve(e, mem, spec->threads ? spec->threads : 1, nkeys);
+            pool_bound(e->pool, side < mem / 2 ? mem - side : mem / 2);
+        }
     }
     e->pool_ready = e->v->tree != TREE_NONE;
     playout_init(e);
@@ -786,7 +844,7 @@ static void play_tree_step(engine_t *e)
 static void lgr_update(engine_t *e)
 {
     uint32_t k = e->k;
-    size_t need = (size_t)e->keys->n * k;
+    size_t need = (size_t)(e->keys->n < e->key_max ? e->keys->n : e->key_max) * k;
     if (need > e->lgr_cap) {
         size_t old = e->lgr_cap;
         XVEC_RESERVE(&e->lgr, &e->lgr_cap, need);
@@ -804,7 +862,7 @@ static void lgr_update(engine_t *e)
             bool good = e->z[r] >= best;
             for (size_t i = e->step_start[t - 1]; i < e->step_start[t]; i++) {
                 uint32_t prev = e->skeys[i];
-                if (e->keys->role[prev] == r) continue;
+                if (e->keys->role[prev] == r || prev >= e->key_max) continue;
                 uint32_t *slot = &e->lgr[(size_t)prev * k + r];
                 if (good) *slot = key + 1;
                 else if (*slot == key + 1) *slot = 0;
@@ -850,9 +908,10 @@ static void backprop_prepare(engine_t *e)
         }
     }
     if (e->spec->mast) {
-        mast_reserve(&e->mast, nkeys);
+        mast_reserve(&e->mast, nkeys < e->key_max ? nkeys : e->key_max);
         for (size_t j = 0; j < e->n_skeys; j++) {
             uint32_t key = e->skeys[j];
+            if (key >= e->key_max) continue;
             e->mast.n[key] += 1;
             e->mast.w[key] += e->z[e->keys->role[key]];
         }

@@ -59,7 +59,7 @@ typedef struct search_report {
     uint64_t playouts;        /* simulations run */
     uint64_t nodes_peak;      /* resident nodes, peak */
     uint64_t bytes_per_node;  /* node struct + its AMAF table */
-    uint64_t bytes_peak;      /* peak bytes of the search (nodes + AMAF + MAST) */
+    uint64_t bytes_peak;      /* peak bytes of the search (nodes + AMAF, MAST, N-grams, replies, keys) */
     double seconds;           /* wall time spent */
     /* CPU time of the search's threads: playouts / cpu_seconds is the
      * search's speed on a loaded machine, where wall time is shared */

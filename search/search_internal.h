@@ -448,10 +448,12 @@ typedef struct nst {
     double *n, *w;  /* count and reward sum per slot */
     uint32_t cap;   /* slots: a power of two, at most half full */
     uint32_t used;
+    uint32_t max;   /* pairs at most (a power of two, <= NST_MAX): cap <= 2 * max */
 } nst_t;
-void nst_init(nst_t *t);
+/* max: the pairs the table may hold, from the memory bound (engine.c side_budget) */
+void nst_init(nst_t *t, uint32_t max);
 void nst_free(nst_t *t);
-void nst_clear(nst_t *t);
+void nst_clear(nst_t *t); /* empty, keeping max */
 void nst_decay(nst_t *t, double gamma);
 void nst_add(nst_t *t, uint32_t prev, uint32_t key, double z);
 /* The pair's mean into *q if it has NST_MIN_VISITS visits or more. */
@@ -547,6 +549,9 @@ typedef struct engine {
      * reply to key prev, 0 for none (LGRF-1, engine.c lgr_update) */
     uint32_t *lgr;
     size_t lgr_cap;
+    /* MAST and last good replies keep keys below this (a match row's
+     * memory bound when the moves are not all known: side_reserve) */
+    uint32_t key_max;
     playout_state_t *ps;   /* playout strategies other than spec §9's (playout.c), or NULL */
     uint8_t playout;       /* spec.playout, PLAYOUT_AUTO resolved by playout_decide */
     /* spec.rbonus: the lengths of this search's simulations that reached a
@@ -629,6 +634,12 @@ void engine_reset(engine_t *e, uint64_t seed);
 /* Match rows: the default tree bound when memory= is not given: half the
  * machine's RAM, at most 4 GiB (issue 12). */
 uint64_t engine_default_memory_mb(void);
+/* Bytes held beside the tree: a worker's own tables (MAST, N-grams, last
+ * good replies, backprop's per-key scratch), and the key and joint-move
+ * tables (worker 0's, shared). memory= bounds the tree, these of every
+ * worker and those together. */
+size_t engine_side_bytes(const engine_t *e);
+size_t engine_shared_bytes(const engine_t *e);
 /* One search from st; fills the root statistics. Returns when the budget,
  * deadline or stop flag ends it. */
 void engine_search(engine_t *e, const game_state_t *st, deadline_t dl, const atomic_bool *stop);
@@ -774,5 +785,9 @@ void pick_init(pick_t *pk, bool by_mean);
 void pick_offer(pick_t *pk, rng_t *rng, uint32_t move, double v, double q);
 /* Worker i of a searcher (tests and reports), or NULL. */
 engine_t *searcher_engine(searcher_t *s, uint32_t i);
+/* What a searcher holds now for its trees and tables (what memory= bounds
+ * for a match row): every tree once, every worker's side tables, the key
+ * and joint tables once. */
+size_t searcher_held_bytes(searcher_t *s);
 
 #endif

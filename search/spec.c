@@ -151,7 +151,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_PONDER] = {"ponder", KT_ONOFF, 0, 1, "on", "ggp serve: search on after replying, until the next request",
                   ap_match},
     [K_MEMORY] = {"memory", KT_INT, 1, 1048576, "(RAM/2)",
-                  "MB for the tree and its tables (default half the RAM, at most 4096); LRU recycling past it",
+                  "MB for the tree, its tables, MAST, N-grams and replies (default half the RAM, at most 4096); LRU recycling past it",
                   ap_match},
     [K_NESTED] = {"nested", KT_ONOFF, 0, 1, "on",
                   "one-player games, timed: half of each search to nested Monte Carlo (level 2), its line if better",

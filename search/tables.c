@@ -156,7 +156,13 @@ void mast_decay(mast_t *m, double gamma)
 
 /* ---- NST: 2-grams of keys --------------------------------------------------- */
 
-void nst_init(nst_t *t) { *t = (nst_t){0}; }
+void nst_init(nst_t *t, uint32_t max)
+{
+    uint32_t m = 64;
+    while (m < max && m < NST_MAX) m *= 2;
+    if (m > max && m > 64) m /= 2; /* a power of two, at most max (64 at least) */
+    *t = (nst_t){.max = m};
+}
 
 void nst_free(nst_t *t)
 {
@@ -166,7 +172,12 @@ void nst_free(nst_t *t)
     *t = (nst_t){0};
 }
 
-void nst_clear(nst_t *t) { nst_free(t); }
+void nst_clear(nst_t *t)
+{
+    uint32_t max = t->max;
+    nst_free(t);
+    t->max = max;
+}
 
 void nst_decay(nst_t *t, double gamma)
 {
@@ -193,7 +204,7 @@ static uint32_t nst_slot(const nst_t *t, uint64_t tag)
 static void nst_grow(nst_t *t)
 {
     nst_t old = *t;
-    t->cap = old.cap ? old.cap * 2 : 1024;
+    t->cap = old.cap ? old.cap * 2 : t->max < 512 ? 2 * t->max : 1024; /* cap <= 2 * max */
     t->tag = xcalloc(t->cap, sizeof *t->tag);
     t->n = xcalloc(t->cap, sizeof *t->n);
     t->w = xcalloc(t->cap, sizeof *t->w);
@@ -214,7 +225,7 @@ void nst_add(nst_t *t, uint32_t prev, uint32_t key, double z)
     uint64_t tag = nst_tag(prev, key);
     uint32_t i = t->cap ? nst_slot(t, tag) : 0;
     if (!t->cap || !t->tag[i]) { /* a new pair */
-        if (t->used >= NST_MAX) return;
+        if (t->used >= t->max) return;
         if (!t->cap || (t->used + 1) * 2 > t->cap) {
             nst_grow(t);
             i = nst_slot(t, tag);

@@ -889,9 +889,11 @@ static void play_bounded_match(const char *path, const char *spec_text, uint64_t
                 fail_msg("step %u: %llu recycled in %llu playouts", steps, (unsigned long long)rep.recycled,
                          (unsigned long long)rep.playouts);
             engine_t *e = searcher_engine(s[r], 0);
-            size_t held = pool_held_bytes(e->pool);
+            /* all it holds: the tree, MAST, N-grams, last good replies, keys */
+            size_t held = searcher_held_bytes(s[r]);
             if (held > mb * 1024 * 1024)
-                fail_msg("step %u: the tree holds %zu bytes, bound %llu MB", steps, held, (unsigned long long)mb);
+                fail_msg("step %u: the searcher holds %zu bytes (its tree %zu), bound %llu MB", steps, held,
+                         pool_held_bytes(e->pool), (unsigned long long)mb);
             const char *bad = pool_check(e->pool, 0, NULL, 0);
             if (bad) fail_msg("step %u: %s", steps, bad);
         }
@@ -912,6 +914,15 @@ static void test_memory_bound_long_match(void **state)
     (void)state;
     /* 1 MB: about 15k nodes; the tree kept from move to move outgrows it */
     play_bounded_match(st_shared_game("connectFour.kif"), "compete:playouts=4000,memory=1", 1);
+}
+
+/* Breakthrough: hundreds of keys, tens of thousands of N-gram pairs (the
+ * 2-gram table alone would take 6 MB unbounded) and last good replies; the
+ * bound holds for all of it. */
+static void test_memory_bound_side_tables(void **state)
+{
+    (void)state;
+    play_bounded_match(st_shared_game("breakthrough.kif"), "compete:playouts=3000,memory=1,nst=on,lgr=on,mast=on", 1);
 }
 
 /* ---- single-player games: the best line found is followed ------------------------- */
@@ -1132,6 +1143,7 @@ int main(void)
         cmocka_unit_test(test_tree_reuse),
         cmocka_unit_test(test_oppc),
         cmocka_unit_test(test_memory_bound_long_match),
+        cmocka_unit_test(test_memory_bound_side_tables),
         cmocka_unit_test(test_single_player_best_line),
         cmocka_unit_test(test_single_player_nested),
         cmocka_unit_test(test_tree_parallel),

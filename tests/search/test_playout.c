@@ -241,7 +241,7 @@ static void test_nst_table(void **state)
 {
     (void)state;
     nst_t t;
-    nst_init(&t);
+    nst_init(&t, NST_MAX);
     double q = -1;
     assert_false(nst_q(&t, 1, 2, &q));
     for (int i = 0; i < NST_MIN_VISITS - 1; i++) nst_add(&t, 1, 2, 1.0);
@@ -270,9 +270,25 @@ static void test_nst_table(void **state)
     assert_true(nst_q(&t, 1, 2, &q));
     /* halved by the decay, then 7 wins: (6/2 + 7) / (7/2 + 7) */
     assert_float_equal(q, ((NST_MIN_VISITS - 1) * 0.5 + NST_MIN_VISITS) / (NST_MIN_VISITS * 1.5), 1e-12);
+    assert_true(t.cap <= 2 * NST_MAX);
     nst_clear(&t);
     assert_int_equal(t.used, 0);
+    assert_int_equal(t.max, NST_MAX); /* a new match keeps the bound */
     assert_false(nst_q(&t, 1, 2, &q));
+    nst_free(&t);
+    /* A smaller bound (a small memory=) rounds down to a power of two and
+     * holds the slots to twice it. */
+    nst_init(&t, 1000);
+    assert_int_equal(t.max, 512);
+    for (uint32_t i = 0; i < 5000; i++) nst_add(&t, 7, i, 1.0);
+    assert_int_equal(t.used, 512);
+    assert_true(t.cap <= 1024);
+    nst_free(&t);
+    nst_init(&t, 0);
+    assert_int_equal(t.max, 64); /* the least bound */
+    for (uint32_t i = 0; i < 5000; i++) nst_add(&t, 7, i, 1.0);
+    assert_int_equal(t.used, 64);
+    assert_true(t.cap <= 128);
     nst_free(&t);
 }
 
