@@ -123,7 +123,8 @@ static const char *level_name(diag_level_t l)
 static void print_source_line(FILE *out, src_t *s, uint32_t line, uint32_t col)
 {
     enum { WINDOW = 100 };
-    uint32_t start = s->line_start[line - 1];
+    /* line 1 needs no table: vreport builds none for offset 0 (huge files) */
+    uint32_t start = line > 1 ? s->line_start[line - 1] : 0;
     uint32_t end = start;
     while (end < s->len && s->text[end] != '\n' && s->text[end] != '\r') end++;
     uint32_t caret = start + col - 1;

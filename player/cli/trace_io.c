@@ -376,6 +376,12 @@ int trace_read(const char *path, canon_t *c, diag_t *d, trace_t *t)
         diag_error(d, NULL, 0, "cannot read %s: %s", path, err);
         return 2;
     }
+    return trace_read_src(src, c, d, t);
+}
+
+int trace_read_src(src_t *src, canon_t *c, diag_t *d, trace_t *t)
+{
+    *t = (trace_t){0};
     arena_t *a = arena_new(1 << 16);
     sexpr_t **forms;
     size_t n;

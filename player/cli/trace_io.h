@@ -95,6 +95,8 @@ typedef struct trace {
 /* Read a trace file. Returns 0 on success, 2 when the file cannot be read
  * or is malformed (each problem reported to d at its line and column). */
 int trace_read(const char *path, canon_t *c, diag_t *d, trace_t *t);
+/* The same from a source in memory (taken: freed here), e.g. a fuzzer's input. */
+int trace_read_src(src_t *src, canon_t *c, diag_t *d, trace_t *t);
 void trace_free(trace_t *t);
 
 typedef enum { REPLAY_OK, REPLAY_DIVERGED, REPLAY_INCOMPLETE } replay_result_t;

@@ -24,6 +24,24 @@ static void test_format_and_caret(void **state)
     src_free(s);
 }
 
+/* An error at the first byte, reported before anything built the source's
+ * line table (the first diagnostic of `ggp check` on a file that starts
+ * with ')'): the line and caret, no crash. */
+static void test_error_at_offset_zero(void **state)
+{
+    (void)state;
+    const char text[] = ")\n(role x)\n";
+    src_t *s = src_new("z.kif", text, sizeof text - 1);
+    tu_diag_t td;
+    tu_diag_open(&td);
+    diag_error(&td.d, s, 0, "unmatched ')'");
+    assert_string_equal(tu_diag_text(&td), "z.kif:1:1: error: unmatched ')'\n"
+                                           "    )\n"
+                                           "    ^\n");
+    tu_diag_close(&td);
+    src_free(s);
+}
+
 static void test_levels_and_no_source(void **state)
 {
     (void)state;
@@ -85,6 +103,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_and_caret),
+        cmocka_unit_test(test_error_at_offset_zero),
         cmocka_unit_test(test_levels_and_no_source),
         cmocka_unit_test(test_locate_line_ends),
         cmocka_unit_test(test_error_limit_and_counting_only),

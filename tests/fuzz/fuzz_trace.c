@@ -1,0 +1,117 @@
+/* fuzz_trace.c - libFuzzer target for the reference traces that `ggp
+ * replay` reads (player/cli/trace_io.h): the input is a trace's text, read
+ * as a file would be and, when it reads, replayed against tic-tac-toe
+ * compiled once (the propnet). Any bytes give either diagnostics at a line
+ * and column or a replay verdict ("NAME: ok", a divergence, or
+ * "incomplete"), never a crash, a leak or a read out of bounds.
+ *
+ * The seeds (tests/fuzz/seeds/trace/) are traces of this game written by
+ * `ggp trace`, so the fuzzer starts from lines that replay. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/diag.h"
+#include "gdl/ast.h"
+#include "gdl/validate.h"
+#include "player/cli/trace_io.h"
+#include "reasoner/game.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* like assert(), also in release builds */
+#define CHECK(x) ((x) ? (void)0 : abort())
+
+/* games/tictactoe.kif without its comments */
+static const char ttt[] =
+    "(role xplayer) (role oplayer) (index 1) (index 2) (index 3)\n"
+    "(mark_of xplayer x) (mark_of oplayer o)\n"
+    "(<= (base (cell ?x ?y b)) (index ?x) (index ?y))\n"
+    "(<= (base (cell ?x ?y ?m)) (index ?x) (index ?y) (mark_of ?r ?m))\n"
+    "(<= (base (control ?r)) (role ?r))\n"
+    "(<= (input ?r (mark ?x ?y)) (role ?r) (index ?x) (index ?y))\n"
+    "(<= (input ?r noop) (role ?r))\n"
+    "(<= (init (cell ?x ?y b)) (index ?x) (index ?y))\n"
+    "(init (control xplayer))\n"
+    "(<= (legal ?r (mark ?x ?y)) (true (control ?r)) (true (cell ?x ?y b)))\n"
+    "(<= (legal xplayer noop) (true (control oplayer)))\n"
+    "(<= (legal oplayer noop) (true (control xplayer)))\n"
+    "(<= (next (cell ?x ?y ?m)) (does ?r (mark ?x ?y)) (mark_of ?r ?m))\n"
+    "(<= (next (cell ?x ?y ?m)) (true (cell ?x ?y ?m)) (distinct ?m b))\n"
+    "(<= (next (cell ?x ?y b)) (true (cell ?x ?y b)) (does ?r (mark ?u ?v)) (distinct ?x ?u))\n"
+    "(<= (next (cell ?x ?y b)) (true (cell ?x ?y b)) (does ?r (mark ?u ?v)) (distinct ?y ?v))\n"
+    "(<= (next (control oplayer)) (true (control xplayer)))\n"
+    "(<= (next (control xplayer)) (true (control oplayer)))\n"
+    "(<= (row ?y ?m) (true (cell 1 ?y ?m)) (true (cell 2 ?y ?m)) (true (cell 3 ?y ?m)))\n"
+    "(<= (column ?x ?m) (true (cell ?x 1 ?m)) (true (cell ?x 2 ?m)) (true (cell ?x 3 ?m)))\n"
+    "(<= (diagonal ?m) (true (cell 1 1 ?m)) (true (cell 2 2 ?m)) (true (cell 3 3 ?m)))\n"
+    "(<= (diagonal ?m) (true (cell 1 3 ?m)) (true (cell 2 2 ?m)) (true (cell 3 1 ?m)))\n"
+    "(<= (line ?m) (row ?y ?m)) (<= (line ?m) (column ?x ?m)) (<= (line ?m) (diagonal ?m))\n"
+    "(<= open (true (cell ?x ?y b)))\n"
+    "(<= (goal ?r 100) (mark_of ?r ?m) (line ?m))\n"
+    "(<= (goal ?r 0) (mark_of ?r ?m) (mark_of ?s ?n) (distinct ?r ?s) (line ?n))\n"
+    "(<= (goal ?r 50) (role ?r) (not (line x)) (not (line o)) (not open))\n"
+    "(<= (goal ?r 50) (role ?r) (not (line x)) (not (line o)) open)\n"
+    "(<= terminal (line ?m)) (<= terminal (not open))\n";
+
+static game_t *game;
+
+static void game_once(void)
+{
+    if (game) return;
+    diag_t d;
+    diag_init(&d, stderr);
+    src_t *src = src_new("tictactoe.kif", ttt, sizeof ttt - 1);
+    symtab_t *st = symtab_new(); /* kept: the game's names live in it */
+    unsigned errors = 0;
+    program_t *p = gdl_parse_src(src, st, &d, &errors);
+    gdl_info_t info = {0};
+    if (errors == 0) errors += gdl_validate(p, &d, &info);
+    CHECK(errors == 0);
+    game_options_t opt = {.engine = ENGINE_PROPNET, .quiet = true};
+    game = game_compile(p, &opt, &d);
+    CHECK(game != NULL);
+    gdl_info_free(&info);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    game_once();
+    char *msgs = NULL;
+    size_t msgs_len = 0;
+    FILE *mf = open_memstream(&msgs, &msgs_len);
+    diag_t d;
+    diag_init(&d, mf);
+    canon_t *c = canon_new();
+    trace_t t;
+    int rc = trace_read_src(src_new("<fuzz>", (const char *)data, size), c, &d, &t);
+    fclose(mf);
+    CHECK(rc == 0 || rc == 2);
+    /* a trace that does not read says where: "<fuzz>:LINE:COL: error: ..." */
+    if (rc == 2) CHECK(msgs_len > 0 && strstr(msgs, "error: ") != NULL);
+    free(msgs);
+    if (rc == 0) {
+        game_texts_t gt;
+        game_texts_init(&gt, game, c);
+        char *out = NULL;
+        size_t len = 0;
+        FILE *of = open_memstream(&out, &len);
+        replay_result_t r = trace_replay(&gt, &t, "T", of, false, 1000);
+        fclose(of);
+        CHECK(r == REPLAY_OK || r == REPLAY_DIVERGED || r == REPLAY_INCOMPLETE);
+        /* a verdict, line by line, each naming the trace */
+        CHECK(len > 0 && out[len - 1] == '\n' && !strncmp(out, "T: ", 3));
+        /* ok: the last line says so */
+        size_t last = len - 1;
+        while (last > 0 && out[last - 1] != '\n') last--;
+        CHECK((r == REPLAY_OK) == !strncmp(out + last, "T: ok (", 7));
+        free(out);
+        game_texts_free(&gt);
+        trace_free(&t);
+    }
+    canon_free(c);
+    return 0;
+}
