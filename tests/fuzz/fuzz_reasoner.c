@@ -14,6 +14,8 @@
  * reported input replays the same plies. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "base/diag.h"
 #include "base/rng.h"
@@ -90,8 +92,13 @@ static void compile_and_play(const program_t *p, engine_kind_t engine, uint64_t 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* the diagnostics written as `ggp check` writes them (source lines and
+     * carets included), to memory */
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&out, &len);
     diag_t d;
-    diag_init(&d, NULL);
+    diag_init(&d, mf);
     src_t *src = src_new("fuzz.kif", (const char *)data, size);
     symtab_t *st = symtab_new();
     unsigned errors = 0;
@@ -107,5 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     program_free(p);
     symtab_free(st);
     src_free(src);
+    fclose(mf);
+    free(out);
     return 0;
 }
