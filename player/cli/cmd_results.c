@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/xalloc.h"
 #include "player/cli/commands.h"
@@ -222,6 +223,12 @@ static int merge_run(merge_t *m, const char *csv, const char *plot)
     return rc;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int cmd_results(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -246,6 +253,18 @@ int cmd_results(int argc, char **argv)
         fprintf(stderr, "ggp results: merge needs at least one FILE.csv\n%s", results_help);
         rc = EXIT_USAGE;
     }
+    /* Nothing is lost: an output onto one of the shards it merges would
+     * replace that shard by the merge (same file: same device and inode,
+     * whatever the path's spelling). */
+    for (size_t i = 0; rc == EXIT_OK && i < m.n_files; i++)
+        for (int o = 0; o < 2 && rc == EXIT_OK; o++) {
+            const char *out = o ? plot : csv;
+            if (out && same_file(out, m.files[i])) {
+                fprintf(stderr, "ggp results: %s %s is the input %s: write the merge elsewhere\n", o ? "--plot" : "--csv", out,
+                        m.files[i]);
+                rc = EXIT_USAGE;
+            }
+        }
     if (rc == EXIT_OK) rc = merge_run(&m, csv, plot);
     trec_free(&m.rec);
     free(m.from_file);

@@ -535,6 +535,13 @@ static void test_merge_rejects(void **state)
     expect(2, "unknown option '--bogus'", "results merge r0.csv --bogus");
     expect(2, "--plot needs a tournament with --sweep", "results merge r0.csv r1.csv --plot p.svg");
     expect(2, "cannot write /nonexistent/m.csv", "results merge r0.csv r1.csv --csv /nonexistent/m.csv");
+    /* the merge written onto a shard it reads would replace that shard */
+    char *before = read_file("r1.csv");
+    expect(2, "--csv ./r1.csv is the input r1.csv: write the merge elsewhere", "results merge r0.csv r1.csv --csv ./r1.csv");
+    char *after = read_file("r1.csv");
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
     expect(0, "merge FILE.csv", "results --help");
     expect(0, "results ", "--help");
     free(good);
