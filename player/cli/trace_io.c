@@ -433,6 +433,13 @@ int trace_read_src(src_t *src, canon_t *c, diag_t *d, trace_t *t)
             ok = false;
         }
     }
+    /* A trace ends with its terminal line or a step without moves: after a
+     * step's moves, the file was cut short (at a line's end). */
+    if (ok && t->n_steps && !t->steps[t->n_steps - 1].terminal && t->steps[t->n_steps - 1].does) {
+        diag_error(d, src, t->steps[t->n_steps - 1].off, "the trace ends after the moves of step %u: no terminal line (cut short?)",
+                   t->steps[t->n_steps - 1].k);
+        ok = false;
+    }
     arena_free(a);
     src_free(src);
     if (!ok) {

@@ -290,6 +290,15 @@ static void test_replay_malformed(void **state)
                      1);
     assert_non_null(strstr(out, "roles differ"));
     free(out);
+    /* cut at a line's end after a step's moves: no terminal line */
+    char *t = ttt_trace_text(), *p = t;
+    for (int i = 0; i < 4; i++) p = strchr(p, '\n') + 1; /* (game), (roles), steps 0 and 1 */
+    *p = '\0';
+    assert_int_equal(replay_text(t, "cut", &out), 2);
+    if (!strstr(out, ":4:1: error: the trace ends after the moves of step 1: no terminal line"))
+        fail_msg("unexpected output:\n%s", out);
+    free(out);
+    free(t);
 }
 
 static void test_trace_roundtrip(void **state)
