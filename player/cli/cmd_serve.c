@@ -123,6 +123,10 @@ int cmd_serve(int argc, char **argv)
     };
     int rc;
     if (!cli_opts_parse("serve", serve_help, opts, sizeof opts / sizeof opts[0], argc, argv, NULL, &rc)) return rc;
+    if (!*bind) { /* the server reads "" as its default; a user who typed it meant something else */
+        fprintf(stderr, "ggp serve: bad value for --bind: '' (expected a numeric IPv4 or IPv6 address)\n");
+        return EXIT_USAGE;
+    }
     char err[256];
     search_spec_t *spec = search_spec_parse(spec_text, err, sizeof err);
     if (!spec) {

@@ -244,6 +244,7 @@ static void test_commands(void **state)
     USAGE("ggp serve: bad value for --name: 'a(b'", "serve --name 'a(b'");
     USAGE("ggp serve: missing value for --log", "serve --log");
     USAGE("ggp serve: unexpected argument 'x'", "serve x");
+    USAGE("ggp serve: bad value for --bind: ''", "serve --bind ''");
     USAGE("ggp gtp: bad value for --seed: 'y'", "gtp --player random --seed y");
     USAGE("ggp gtp: missing value for --game", "gtp --player random --game");
     USAGE("ggp bench: bad value for --seconds: 'x'", "bench %s --seconds x", g);
