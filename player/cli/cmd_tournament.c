@@ -169,6 +169,16 @@ static int run(tplay_t *t, const opts_t *o, out_file_t *points_csv, out_file_t *
         trep_print_result(r, p, &pts[p], stdout);
         if (pts[p].failed) rc = EXIT_FAIL;
     }
+    /* Failed games say why, --verbose or not: the first one's reason. */
+    for (size_t i = 0; rc == EXIT_FAIL && !o->verbose && i < r->n_pts * r->m.games; i++) {
+        const trec_game_t *g = &r->games[i];
+        if (!g->done || g->outcome != TREC_FAILED) continue;
+        uint32_t failed = 0;
+        for (size_t p = 0; p < r->n_pts; p++) failed += pts[p].failed;
+        fprintf(stderr, "ggp tournament: %u game%s failed, the first (game %zu) with: %s (--verbose lists them)\n",
+                failed, failed == 1 ? "" : "s", i % r->m.games, g->error);
+        break;
+    }
     if (!trep_write_points(r, pts, points_csv, plot)) rc = EXIT_USAGE;
     free(pts);
     return rc;

@@ -256,6 +256,9 @@ static void test_commands(void **state)
     USAGE("ggp results: missing value for --csv", "results merge r.csv --csv");
     USAGE("ggp games: unexpected argument 'x'", "games x");
     USAGE("ggp players: unexpected argument 'x'", "players x");
+    /* games that fail say why without --verbose (exit 1) */
+    tu_ggp_expect(NULL, 1, "2 games failed, the first (game 0) with: left: ab (alpha-beta) needs players that take turns",
+                  "tournament %s --a ab:depth=2 --b random --games 2", GGP_SOURCE_DIR "/games/simultaneous_rps.kif");
     /* what the parser takes still runs: "--" and a flag's alias */
     tu_ggp_expect(NULL, 0, "depth 1: paths=9", "perft -q --depth 1 -- %s", g);
     tu_ggp_expect(NULL, 0, "goals", "play %s -q --player random --player random --seed 2", g);
