@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/xalloc.h"
 #include "search/search_internal.h"
@@ -461,6 +462,15 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
         uint32_t nt = (uint32_t)s->nodes - ns;
         if (!(s->set & (1ull << K_PTOP))) s->ptop = v->recycle ? 2ull * nt : nt;
         if (!(s->set & (1ull << K_PSEC))) s->psec = ns;
+    }
+    if (s->tt_mb) { /* allocated whole at the first search: more than the machine holds is an abort later */
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+        uint64_t half = pages > 0 && size > 0 ? (uint64_t)pages / 2 * (uint64_t)size / (1024 * 1024) : 0;
+        if (half && s->tt_mb > half) {
+            fail(err, elen, "%s: tt=%llu MB is more than half this machine's RAM (%llu MB)", v->name,
+                 (unsigned long long)s->tt_mb, (unsigned long long)half);
+            return false;
+        }
     }
     if (v->match && s->threads > NODE_MAX_FLIGHTS) {
         fail(err, elen, "%s: threads must be at most %d (one shared tree)", v->name, NODE_MAX_FLIGHTS);

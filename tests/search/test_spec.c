@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "search/search_internal.h"
 
@@ -171,7 +172,19 @@ static void test_errors(void **state)
     expect_error("uct2:threads=1", "inapplicable key 'threads' for uct2", NULL);
     expect_error("random:playouts=5", "inapplicable key 'playouts'", "seed");
     expect_error("grave:seed=18446744073709551616", "bad value for seed", NULL);
-    search_spec_t *s = parse("grave:seed=18446744073709551615");
+    search_spec_t *s;
+    /* a table allocated whole: more than half the RAM is refused at once
+     * (it aborted on out of memory at the first search) */
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    uint64_t half_mb = (uint64_t)pages / 2 * (uint64_t)size / (1024 * 1024);
+    if (half_mb < 65536) {
+        expect_error("ab:tt=65536", "tt=65536 MB is more than half this machine's RAM", NULL);
+        expect_error("compete:tt=65536", "tt=65536 MB is more than half this machine's RAM", NULL);
+    }
+    s = parse("ab:tt=16");
+    assert_non_null(s);
+    search_spec_free(s);
+    s = parse("grave:seed=18446744073709551615");
     assert_non_null(s);
     assert_int_equal(s->seed, UINT64_MAX);
     search_spec_free(s);
