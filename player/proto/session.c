@@ -653,8 +653,11 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     const match_engine_t *e = s->cfg.engine;
     match_t *dead = NULL, *dead2 = NULL;
     pthread_mutex_lock(&s->mu);
-    if (s->cur && !s->loading && match_abandoned(s->cur, arrival_ns)) {
-        snprintf(a->note, sizeof a->note, "released abandoned match %.100s", s->cur->id);
+    /* A match whose rules did not load holds the player only until another
+     * match starts: it answers its own PLAYs `busy` but plays nothing. */
+    bool failed = s->cur && !s->cur->em && strcmp(s->cur->id, msg->match_id);
+    if (s->cur && !s->loading && (failed || match_abandoned(s->cur, arrival_ns))) {
+        snprintf(a->note, sizeof a->note, "released %s match %.100s", failed ? "unloaded" : "abandoned", s->cur->id);
         dead = cancel_jobs(s);
         dead2 = release_current(s);
     }

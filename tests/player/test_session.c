@@ -182,6 +182,12 @@ static void test_rules_that_do_not_load(void **state)
     assert_non_null(strstr(f->log_text, "rules not loaded: stand-in rules marked broken"));
     assert_non_null(strstr(f->log_text, "'green' is not a role"));
     assert_int_equal(atomic_load(&f->cfg.searches), 0);
+    /* A failed match does not hold the player against the next match. */
+    assert_string_equal(ask(f, "(start bad.3 red ((role red) (broken)) 3 3)", 200), "busy");
+    assert_string_equal(ask(f, "(start bad.3 red ((role red) (broken)) 3 3)", 200), "busy"); /* the same: no retry */
+    assert_string_equal(ask(f, "(start ok.4 red " RULES2 " 3 3)", 200), "ready");
+    assert_string_equal(ask(f, "(play bad.3 nil)", 404), "unknown match id 'bad.3'");
+    assert_string_equal(ask(f, "(abort ok.4)", 200), "done");
     fx_free(f);
 }
 
