@@ -298,6 +298,7 @@ bool engine_share(engine_t *w, engine_t *owner)
         owner->pool->victim_unlock = victim_unlock;
         owner->pool->victim_arg = owner;
     }
+    if (w->pool_ready && w->pool == &w->pool_own) pool_free(&w->pool_own); /* its own is never used: worker 0's tree */
     w->pool = owner->pool;
     w->nl = owner->nl;
     w->keys = owner->keys;

@@ -236,7 +236,7 @@ static void pool_grow(pool_t *p, uint32_t need)
     if (p->max_nodes && cap > p->max_nodes) cap = need > p->max_nodes ? need : p->max_nodes;
     p->nodes = xreallocarray(p->nodes, cap, sizeof *p->nodes);
     p->w = xreallocarray(p->w, (size_t)cap * p->k, sizeof *p->w);
-    if (p->K) p->dense = xreallocarray(p->dense, (size_t)cap * p->K, sizeof *p->dense);
+    if (p->K && !p->lazy) p->dense = xreallocarray(p->dense, (size_t)cap * p->K, sizeof *p->dense);
     p->n_alloc = cap;
 }
 
@@ -300,13 +300,19 @@ void pool_reset(pool_t *p)
 void pool_bound(pool_t *p, uint64_t mem_bytes)
 {
     /* Nodes get 3/4 of the budget, AMAF and marginal tables 1/4: GRAVE reads
-     * tables only at reference nodes (V > ref), a small share of the tree. */
+     * tables only at reference nodes (V > ref), a small share of the tree.
+     * Lazy first, so that a node costs no dense row: its AMAF is a block
+     * taken when it becomes a reference node (amaf_row_mut), so the rows
+     * pool_init gave its first nodes go (K x 8 bytes a node: 2.4 KB on
+     * breakthrough, against 52 for the node itself). */
+    p->lazy = true;
+    free(p->dense);
+    p->dense = NULL;
     uint64_t per = pool_node_bytes(p), nodes = mem_bytes / 4 * 3 / per;
     if (nodes < 16) nodes = 16;
     if (nodes > UINT32_MAX - 1) nodes = UINT32_MAX - 1;
     p->reg[0].cap = (uint32_t)nodes;
     p->max_nodes = (uint32_t)nodes;
-    p->lazy = true;
     uint64_t tables = mem_bytes / 4;
     if (p->K) {
         uint64_t blocks = tables / 2 / ((uint64_t)p->K * sizeof(amaf_dense_t));
@@ -517,7 +523,7 @@ uint32_t pool_alloc(pool_t *p, uint32_t reg)
     __atomic_store_n(&n->solved, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&n->flight, 0, __ATOMIC_RELAXED);
     for (uint32_t j = 0; j < p->k; j++) stf(&pool_w(p, i)[j], 0);
-    if (p->K) memset(&p->dense[(size_t)i * p->K], 0, (size_t)p->K * sizeof(amaf_dense_t));
+    if (p->K && !p->lazy) memset(&p->dense[(size_t)i * p->K], 0, (size_t)p->K * sizeof(amaf_dense_t));
     r->used++;
     uint64_t res = pool_resident(p);
     if (res > p->resident_peak) p->resident_peak = res;

@@ -922,7 +922,7 @@ static void test_memory_bound_long_match(void **state)
 static void test_memory_bound_side_tables(void **state)
 {
     (void)state;
-    play_bounded_match(st_shared_game("breakthrough.kif"), "compete:playouts=3000,memory=1,nst=on,lgr=on,mast=on", 1);
+    play_bounded_match(st_shared_game("breakthrough.kif"), "compete:playouts=8000,memory=1,nst=on,lgr=on,mast=on", 1);
 }
 
 /* ---- single-player games: the best line found is followed ------------------------- */

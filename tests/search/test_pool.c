@@ -208,7 +208,15 @@ static void test_amaf_rows(void **state)
         bool rec = lazy;
         pool_t p;
         pool_init(&p, 2, 1, &cap, &rec, true, K);
-        if (lazy) pool_bound(&p, 1u << 20);
+        if (lazy) {
+            pool_bound(&p, 1u << 20);
+            /* a lazy node has no dense row: it costs the node and its W, so
+             * 3/4 of the bound is that many nodes (the rows were allocated
+             * and counted per node, K times fewer nodes on big games) */
+            assert_null(p.dense);
+            assert_int_equal(pool_node_bytes(&p), sizeof(node_t) + 2 * sizeof(float));
+            assert_int_equal(p.max_nodes, (1u << 20) / 4 * 3 / pool_node_bytes(&p));
+        }
         uint32_t n[NODES];
         for (int i = 0; i < NODES; i++) n[i] = pool_alloc(&p, 0);
         rng_t rng;
@@ -237,6 +245,7 @@ static void test_amaf_rows(void **state)
         uint32_t fresh = pool_alloc(&p, 0), c;
         float w;
         if (lazy) assert_null(amaf_row(&p, fresh)); /* no table yet */
+        if (lazy) assert_null(p.dense);              /* nor any row since the bound */
         amaf_row_get(&p, amaf_row(&p, fresh), 1, &c, &w);
         assert_int_equal(c, 0);
         assert_true(w == 0);
