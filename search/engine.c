@@ -43,26 +43,32 @@ uint64_t engine_default_memory_mb(void)
  * key and joint-move tables. The tables indexed by key grow to at most
  * twice what they hold (XVEC_RESERVE, mast_reserve), hence the 2s. */
 #define SIDE_KEY_SHARED 12 /* keys_t: role, move, of[role][move] */
-static uint32_t side_key_bytes(const search_spec_t *spec, uint32_t k)
+/* per key and worker: what every key has (backprop's scratch), and what
+ * only the first key_max have (MAST, last good replies) */
+static uint32_t side_key_scratch(const search_spec_t *spec) { return sel_amaf(spec->v->sel) ? 3 * sizeof(uint32_t) : 0; }
+static uint32_t side_key_tables(const search_spec_t *spec, uint32_t k)
 {
-    return (spec->mast ? 2 * sizeof(double) : 0) + (spec->lgr ? k * sizeof(uint32_t) : 0) +
-           (sel_amaf(spec->v->sel) ? 3 * sizeof(uint32_t) : 0); /* kstamp, klist, kz */
+    return (spec->mast ? 2 * sizeof(double) : 0) + (spec->lgr ? k * sizeof(uint32_t) : 0);
 }
 #define NST_SLOT_BYTES (sizeof(uint64_t) + 2 * sizeof(double))
 
 /* Sets e->key_max and the N-gram bound, and returns the bytes they and
  * the key tables may take for all `workers` workers; the tree gets the
- * rest. nkeys: the game's keys when its moves are enumerable, else 0 (the
- * rules engine finds moves as it goes: MAST and last good replies then
- * keep the first key_max keys, the others play as never seen). */
+ * rest. nkeys: the game's keys when its moves are enumerable (all of them
+ * are in the key table and the scratch), else 0 (the rules engine finds
+ * moves as it goes: MAST and last good replies then keep the first
+ * key_max keys, the others play as never seen). */
 static uint64_t side_reserve(engine_t *e, uint64_t mem, uint32_t workers, uint32_t nkeys)
 {
-    uint64_t per_key = (uint64_t)workers * side_key_bytes(e->spec, e->k) + SIDE_KEY_SHARED;
-    uint64_t keys_share = mem / 8; /* what keys may take when they are not all known */
-    uint64_t fit = keys_share / (2 * per_key);
+    uint64_t every = SIDE_KEY_SHARED + (uint64_t)workers * side_key_scratch(e->spec);
+    uint64_t capped = (uint64_t)workers * side_key_tables(e->spec, e->k);
+    uint64_t reserve = 2 * (uint64_t)nkeys * every;
+    uint64_t keys_share = mem / 8; /* what MAST and replies may take */
+    uint64_t fit = capped ? keys_share / (2 * capped) : UINT32_MAX;
+    if (!nkeys) fit = keys_share / (2 * (capped + every)); /* the keys seen so far, all alike */
     e->key_max = nkeys && (uint64_t)nkeys <= fit ? UINT32_MAX : fit < 256 ? 256 : fit > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)fit;
-    uint64_t keys = nkeys && e->key_max == UINT32_MAX ? nkeys : e->key_max;
-    uint64_t reserve = 2 * keys * per_key;
+    uint64_t kept = e->key_max == UINT32_MAX ? nkeys : e->key_max;
+    reserve += 2 * kept * (nkeys ? capped : capped + every);
     if (e->spec->nst) {
         uint64_t pairs = mem / 16 / ((uint64_t)workers * 2 * NST_SLOT_BYTES);
         nst_init(&e->nst, pairs > NST_MAX ? NST_MAX : (uint32_t)pairs);
