@@ -25,38 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* like assert(), also in release builds */
 #define CHECK(x) ((x) ? (void)0 : abort())
 
-/* games/tictactoe.kif without its comments */
-static const char ttt[] =
-    "(role xplayer) (role oplayer) (index 1) (index 2) (index 3)\n"
-    "(mark_of xplayer x) (mark_of oplayer o)\n"
-    "(<= (base (cell ?x ?y b)) (index ?x) (index ?y))\n"
-    "(<= (base (cell ?x ?y ?m)) (index ?x) (index ?y) (mark_of ?r ?m))\n"
-    "(<= (base (control ?r)) (role ?r))\n"
-    "(<= (input ?r (mark ?x ?y)) (role ?r) (index ?x) (index ?y))\n"
-    "(<= (input ?r noop) (role ?r))\n"
-    "(<= (init (cell ?x ?y b)) (index ?x) (index ?y))\n"
-    "(init (control xplayer))\n"
-    "(<= (legal ?r (mark ?x ?y)) (true (control ?r)) (true (cell ?x ?y b)))\n"
-    "(<= (legal xplayer noop) (true (control oplayer)))\n"
-    "(<= (legal oplayer noop) (true (control xplayer)))\n"
-    "(<= (next (cell ?x ?y ?m)) (does ?r (mark ?x ?y)) (mark_of ?r ?m))\n"
-    "(<= (next (cell ?x ?y ?m)) (true (cell ?x ?y ?m)) (distinct ?m b))\n"
-    "(<= (next (cell ?x ?y b)) (true (cell ?x ?y b)) (does ?r (mark ?u ?v)) (distinct ?x ?u))\n"
-    "(<= (next (cell ?x ?y b)) (true (cell ?x ?y b)) (does ?r (mark ?u ?v)) (distinct ?y ?v))\n"
-    "(<= (next (control oplayer)) (true (control xplayer)))\n"
-    "(<= (next (control xplayer)) (true (control oplayer)))\n"
-    "(<= (row ?y ?m) (true (cell 1 ?y ?m)) (true (cell 2 ?y ?m)) (true (cell 3 ?y ?m)))\n"
-    "(<= (column ?x ?m) (true (cell ?x 1 ?m)) (true (cell ?x 2 ?m)) (true (cell ?x 3 ?m)))\n"
-    "(<= (diagonal ?m) (true (cell 1 1 ?m)) (true (cell 2 2 ?m)) (true (cell 3 3 ?m)))\n"
-    "(<= (diagonal ?m) (true (cell 1 3 ?m)) (true (cell 2 2 ?m)) (true (cell 3 1 ?m)))\n"
-    "(<= (line ?m) (row ?y ?m)) (<= (line ?m) (column ?x ?m)) (<= (line ?m) (diagonal ?m))\n"
-    "(<= open (true (cell ?x ?y b)))\n"
-    "(<= (goal ?r 100) (mark_of ?r ?m) (line ?m))\n"
-    "(<= (goal ?r 0) (mark_of ?r ?m) (mark_of ?s ?n) (distinct ?r ?s) (line ?n))\n"
-    "(<= (goal ?r 50) (role ?r) (not (line x)) (not (line o)) (not open))\n"
-    "(<= (goal ?r 50) (role ?r) (not (line x)) (not (line o)) open)\n"
-    "(<= terminal (line ?m)) (<= terminal (not open))\n";
-
 static game_t *game;
 
 static void game_once(void)
@@ -64,7 +32,9 @@ static void game_once(void)
     if (game) return;
     diag_t d;
     diag_init(&d, stderr);
-    src_t *src = src_new("tictactoe.kif", ttt, sizeof ttt - 1);
+    const char *err = NULL;
+    src_t *src = src_read_file(GGP_SOURCE_DIR "/games/tictactoe.kif", &err); /* the bundled game */
+    CHECK(src != NULL);
     symtab_t *st = symtab_new(); /* kept: the game's names live in it */
     unsigned errors = 0;
     program_t *p = gdl_parse_src(src, st, &d, &errors);
