@@ -322,16 +322,23 @@ void searcher_reseed(searcher_t *s, uint64_t seed)
 
 engine_t *searcher_engine(searcher_t *s, uint32_t i) { return i < s->n_workers ? &s->w[i] : NULL; }
 
-size_t searcher_held_bytes(searcher_t *s)
+/* Every worker's side tables, and each key table once (one when they
+ * share a tree). */
+static size_t searcher_side_bytes(const searcher_t *s)
 {
     size_t b = 0;
     for (uint32_t i = 0; i < s->n_workers; i++) {
-        const engine_t *e = &s->w[i];
-        b += engine_side_bytes(e);
-        if (s->shared && i > 0) continue; /* one tree, one key table */
-        if (e->pool_ready) b += pool_held_bytes(e->pool);
-        b += engine_shared_bytes(e);
+        b += engine_side_bytes(&s->w[i]);
+        if (!s->shared || i == 0) b += engine_shared_bytes(&s->w[i]);
     }
+    return b;
+}
+
+size_t searcher_held_bytes(searcher_t *s)
+{
+    size_t b = searcher_side_bytes(s);
+    for (uint32_t i = 0; i < s->n_workers && (!s->shared || i == 0); i++)
+        if (s->w[i].pool_ready) b += pool_held_bytes(s->w[i].pool);
     return b;
 }
 
@@ -523,19 +530,18 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             r.bytes_per_node = pool_node_bytes(e->pool);
             for (uint32_t j = 0; e->ps && j < PS_N && j < SEARCH_MAX_STRATEGIES; j++)
                 r.strategy[j] += e->ps->chosen[(size_t)s->role * PS_N + j];
-            r.bytes_peak += engine_side_bytes(e);
             if (s->shared && i > 0) continue; /* one tree */
-            r.bytes_peak += engine_shared_bytes(e);
             r.nodes_peak += e->pool->resident_peak;
             r.bytes_peak += e->pool->bytes_peak;
             /* this search's recycling: the pool's count goes on over a match */
             for (uint32_t j = 0; j < e->pool->n_regions; j++) r.recycled += e->pool->reg[j].recycled;
             r.recycled -= e->st.recycled0;
         }
+        uint64_t side = searcher_side_bytes(s);
+        r.bytes_peak += side;
         /* Sparse tables: report the mean table bytes per resident node at peak. */
         if (e0->pool->amaf_on && !e0->pool->K && r.nodes_peak) {
-            uint64_t node_only = pool_node_bytes(e0->pool) * r.nodes_peak, side = engine_shared_bytes(e0);
-            for (uint32_t i = 0; i < s->n_workers; i++) side += engine_side_bytes(&s->w[i]);
+            uint64_t node_only = pool_node_bytes(e0->pool) * r.nodes_peak;
             if (r.bytes_peak > node_only + side) r.bytes_per_node += (r.bytes_peak - node_only - side) / r.nodes_peak;
         }
     }
