@@ -22,6 +22,8 @@
 #include "search/search.h"
 
 enum { BLACK = 0, WHITE = 1 };
+/* movers[i]: a pass the session put in for the other colour (turn_to) */
+enum { INSERTED = 0x80 };
 
 struct gtp {
     char *spec_text, *opts, *name, *version;
@@ -39,7 +41,7 @@ struct gtp {
     searcher_t *seat[2], *seat_timed[2];
     game_state_t **hist; /* n_hist states, the current one last */
     move_id_t *moves;    /* moves[i] led from hist[i] to hist[i + 1] */
-    uint8_t *movers;
+    uint8_t *movers;     /* who played moves[i]: a colour, | INSERTED for a pass put in by turn_to */
     size_t n_hist, cap_hist;
     /* time_settings and time_left (seconds) */
     bool tc;
@@ -174,6 +176,49 @@ static void play_move(gtp_t *g, int c, move_id_t m)
     g->moves[g->n_hist - 1] = m;
     g->movers[g->n_hist - 1] = (uint8_t)c;
     hist_push(g, s);
+}
+
+/* Give the turn to colour c, or false with why. GTP 2 (§6.3.3, play and
+ * genmove) allows moves of one colour in succession, as handicap
+ * stones are placed; the game alternates, so the other colour's pass is
+ * put in between and undo takes it back with the move after it. Refused
+ * where that pass would end the game (c passed last): two passes in a row
+ * are its end, not a move. */
+static bool turn_to(gtp_t *g, int c, const char **why)
+{
+    int mover = to_move(g);
+    if (mover == c) return true;
+    if (mover < 0) {
+        *why = "the game is over";
+        return false;
+    }
+    move_id_t pass;
+    if (!game_move_from_text(g->ctx, g->role[mover], "pass", 4, &pass)) {
+        *why = "the other colour cannot pass";
+        return false;
+    }
+    size_t n = g->n_hist;
+    if (n >= 2 && (g->movers[n - 2] & 1) == c &&
+        !strcmp(game_move_name(g->game, g->role[c], g->moves[n - 2], true), "pass")) {
+        *why = "a pass now would end the game";
+        return false;
+    }
+    play_move(g, mover, pass);
+    g->movers[g->n_hist - 2] |= INSERTED;
+    return true;
+}
+
+/* Drop the pass turn_to just put in (the move after it was refused). */
+static void untake_turn(gtp_t *g, size_t n_before)
+{
+    while (g->n_hist > n_before) game_state_free(g->hist[--g->n_hist]);
+}
+
+/* Take back the last move, and the pass turn_to put in before it. */
+static void take_back(gtp_t *g)
+{
+    game_state_free(g->hist[--g->n_hist]);
+    if (g->n_hist >= 2 && (g->movers[g->n_hist - 2] & INSERTED)) game_state_free(g->hist[--g->n_hist]);
 }
 
 /* ---- vertices ---- */
@@ -357,13 +402,14 @@ static bool parse_real(const char *t, double lo, double hi, double *out)
 
 static void cmd_genmove(gtp_t *g, int c, reply_t *r)
 {
-    int mover = to_move(g);
-    if (mover < 0) {
+    if (to_move(g) < 0) {
         say(r, true, "pass"); /* the game is over */
         return;
     }
-    if (mover != c) {
-        say(r, false, "not %s's turn", c == BLACK ? "black" : "white");
+    size_t n_before = g->n_hist;
+    const char *why = NULL;
+    if (!turn_to(g, c, &why)) {
+        say(r, false, "%s", why);
         return;
     }
     uint64_t ms = budget_ms(g, c);
@@ -375,6 +421,7 @@ static void cmd_genmove(gtp_t *g, int c, reply_t *r)
     move_id_t m = searcher_choose(s, cur(g), ms ? deadline_in_ms(ms) : deadline_none(), NULL, &rep);
     double secs = (double)(clock_now_ns() - t0) / 1e9;
     if (m == UINT32_MAX) {
+        untake_turn(g, n_before);
         say(r, false, "no legal move");
         return;
     }
@@ -414,9 +461,16 @@ static void cmd_play(gtp_t *g, int c, const char *vertex, reply_t *r)
         say(r, false, "syntax error (invalid vertex '%.16s')", vertex);
         return;
     }
-    int mover = to_move(g);
+    size_t n_before = g->n_hist;
+    const char *why = NULL;
     move_id_t m;
-    if (mover != c || !game_move_from_text(g->ctx, g->role[c], text, strlen(text), &m)) {
+    if (!turn_to(g, c, &why)) {
+        say(r, false, "illegal move (%s)", why);
+        return;
+    }
+    game_ctx_set_state(g->ctx, cur(g));
+    if (!game_move_from_text(g->ctx, g->role[c], text, strlen(text), &m)) {
+        untake_turn(g, n_before);
         say(r, false, "illegal move");
         return;
     }
@@ -436,7 +490,10 @@ static bool regame(gtp_t *g, uint32_t size, double komi, bool keep, reply_t *r, 
     bool ok = game_open(g, size, komi, err, sizeof err);
     if (!ok) say(r, false, "%s (%s)", what, err);
     else
-        for (size_t i = 0; i < n; i++) play_move(g, movers[i], moves[i]);
+        for (size_t i = 0; i < n; i++) {
+            play_move(g, movers[i] & 1, moves[i]);
+            g->movers[g->n_hist - 2] = movers[i];
+        }
     free(moves);
     free(movers);
     return ok;
@@ -491,7 +548,7 @@ static bool dispatch(gtp_t *g, int argc, char **argv, reply_t *r)
     } else if (!strcmp(c, "undo")) {
         if (g->n_hist < 2) say(r, false, "cannot undo");
         else {
-            game_state_free(g->hist[--g->n_hist]);
+            take_back(g);
             for (int i = 0; i < 2; i++) {
                 searcher_reset(g->seat[i]);
                 if (g->seat_timed[i]) searcher_reset(g->seat_timed[i]);

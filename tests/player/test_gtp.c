@@ -97,9 +97,9 @@ static void test_play_and_illegal_moves(void **state)
                   "clear_board\n"
                   "play b D4\n"
                   "play w d4\n"  /* occupied */
-                  "play b E5\n"  /* white to move */
+                  "play b D4\n"  /* occupied (white to move: a pass put in, then taken out) */
                   "play w J9\n"
-                  "play w E5\n"  /* black to move */
+                  "play w J9\n"  /* occupied (black to move) */
                   "play black pass\n"
                   "play white K1\n" /* off a 9x9 board */
                   "play b I3\n"     /* no column I */
@@ -156,7 +156,10 @@ static void test_genmove_plays_a_legal_vertex(void **state)
     EXPECT(t2, 4, "? illegal move");
     response(t2, 5, b2, sizeof b2);
     assert_true(b2[0] == '=');
-    EXPECT(t2, 6, "? not black's turn");
+    /* black again (GTP 2 allows it: white's pass is put in between) */
+    char b3[256];
+    response(t2, 6, b3, sizeof b3);
+    assert_true(b3[0] == '=' && strcmp(b3, b2) != 0);
     free(t);
     free(t2);
 }
@@ -201,8 +204,12 @@ static void test_boardsizes(void **state)
     EXPECT(t, 6, "? unacceptable size");
     EXPECT(t, 7, "? syntax error");
     EXPECT(t, 8, "? unacceptable size");
-    /* the 19x19 game goes on: white is not to move after white's genmove */
-    EXPECT(t, 9, "? illegal move");
+    /* the 19x19 game goes on: white again, black's pass put in; A1 is
+     * empty unless white's genmove chose it */
+    char w4[256];
+    response(t, 4, w4, sizeof w4);
+    response(t, 9, b, sizeof b);
+    assert_int_equal(b[0], strcmp(w4 + 2, "A1") ? '=' : '?');
     free(t);
 }
 
@@ -261,9 +268,47 @@ static void test_two_passes_end_the_game(void **state)
 {
     (void)state;
     char *t = run("play b D4\nplay w pass\nplay b pass\nplay w A1\ngenmove w\nfinal_score\n");
-    EXPECT(t, 3, "? illegal move");
+    EXPECT(t, 3, "? illegal move (the game is over)");
     EXPECT(t, 4, "= pass");
     EXPECT(t, 5, "= B+73.5");
+    free(t);
+}
+
+/* GTP 2 §6.3.4: moves of one colour in succession are legal (handicap
+ * stones). The other colour's pass is put in between; undo takes it back
+ * with the move; a pass that would end the game is refused. */
+static void test_same_colour_in_succession(void **state)
+{
+    (void)state;
+    /* komi -20: white is behind, so its genmove plays a stone (a pass
+     * after black's pass put in would end the game, lost) */
+    char *t = run("boardsize 9\nplay b C3\nplay b G7\nplay b C7\nshowboard\nplay w E5\nundo\nundo\n"
+                  "showboard\nplay w C7\nkomi -20\nshowboard\ngenmove w\nplay b pass\nplay b D4\ngenmove b\n"
+                  "undo\nplay w pass\ngenmove w\nplay b A1\n");
+    for (int i = 0; i <= 3; i++) EXPECT(t, i, "= ");
+    char b[2048];
+    response(t, 4, b, sizeof b);
+    assert_non_null(strstr(b, "\n 7 . . X . . . X . ."));
+    assert_non_null(strstr(b, "\n 3 . . X . . . . . ."));
+    EXPECT(t, 5, "= ");
+    EXPECT(t, 6, "= "); /* takes back E5 */
+    EXPECT(t, 7, "= "); /* takes back C7 and the white pass before it */
+    response(t, 8, b, sizeof b);
+    assert_non_null(strstr(b, "\n 7 . . . . . . X . ."));
+    EXPECT(t, 9, "= "); /* white to move after G7: C7 is empty again */
+    EXPECT(t, 10, "= ");
+    response(t, 11, b, sizeof b); /* a new komi replays the moves, passes put in too */
+    assert_non_null(strstr(b, "\n 7 . . O . . . X . ."));
+    response(t, 12, b, sizeof b); /* white again */
+    assert_true(b[0] == '=' && strcmp(b, "= pass") != 0);
+    EXPECT(t, 13, "= "); /* black passes */
+    /* black again: white's pass would be the second in a row, the game's end */
+    EXPECT(t, 14, "? illegal move (a pass now would end the game)");
+    EXPECT(t, 15, "? a pass now would end the game");
+    EXPECT(t, 16, "= "); /* takes back black's pass */
+    EXPECT(t, 17, "= "); /* white passes after black's pass put in: the game is over */
+    EXPECT(t, 18, "= pass");
+    EXPECT(t, 19, "? illegal move (the game is over)");
     free(t);
 }
 
@@ -341,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_protocol_commands_and_ids),
         cmocka_unit_test(test_play_and_illegal_moves),
         cmocka_unit_test(test_suicide_is_illegal),
+        cmocka_unit_test(test_same_colour_in_succession),
         cmocka_unit_test(test_genmove_plays_a_legal_vertex),
         cmocka_unit_test(test_genmove_does_not_fill_own_eye),
         cmocka_unit_test(test_boardsizes),
