@@ -48,7 +48,7 @@ uint64_t engine_default_memory_mb(void)
 static uint32_t side_key_scratch(const search_spec_t *spec) { return sel_amaf(spec->v->sel) ? 3 * sizeof(uint32_t) : 0; }
 static uint32_t side_key_tables(const search_spec_t *spec, uint32_t k)
 {
-    return (spec->mast ? 2 * sizeof(double) : 0) + (spec->lgr ? k * sizeof(uint32_t) : 0);
+    return (spec->mast ? 3 * sizeof(double) : 0) + (spec->lgr ? k * sizeof(uint32_t) : 0);
 }
 #define NST_SLOT_BYTES (sizeof(uint64_t) + 2 * sizeof(double))
 
@@ -79,7 +79,7 @@ static uint64_t side_reserve(engine_t *e, uint64_t mem, uint32_t workers, uint32
 
 size_t engine_side_bytes(const engine_t *e)
 {
-    return (size_t)e->mast.cap * 2 * sizeof(double) + (size_t)e->nst.cap * NST_SLOT_BYTES + e->lgr_cap * sizeof *e->lgr +
+    return (size_t)e->mast.cap * 3 * sizeof(double) + (size_t)e->nst.cap * NST_SLOT_BYTES + e->lgr_cap * sizeof *e->lgr +
            (e->kstamp_cap + e->klist_cap) * sizeof(uint32_t) + e->kz_cap * sizeof *e->kz;
 }
 
@@ -919,8 +919,7 @@ static void backprop_prepare(engine_t *e)
         for (size_t j = 0; j < e->n_skeys; j++) {
             uint32_t key = e->skeys[j];
             if (key >= e->key_max) continue;
-            e->mast.n[key] += 1;
-            e->mast.w[key] += e->z[e->keys->role[key]];
+            mast_add(&e->mast, key, e->z[e->keys->role[key]]);
         }
     }
     if (e->spec->lgr) lgr_update(e);

@@ -433,6 +433,30 @@ void playout_end(engine_t *e)
  * ones, and the best of them). Sets e->joint[r]; returns 1 if another
  * candidate is accepted too (r decides, spec §2.2), 0 if not (forced), -1
  * if none is (the caller takes the policy's list: pass). */
+/* q[j] = playout_move_q(e, r, c[j]) for j < n; without N-grams, with the
+ * key map and MAST's values in locals (a go9 playout step asks this of
+ * about 20 candidates, and through e each read was reloaded). */
+static void move_qs(engine_t *e, uint32_t r, const move_id_t *c, uint32_t n, double *q)
+{
+    if (e->spec->nst && e->n_steps) {
+        for (uint32_t j = 0; j < n; j++) q[j] = playout_move_q(e, r, c[j]);
+        return;
+    }
+    keys_t *ks = e->keys;
+    const double *mq = e->mast.q;
+    uint32_t cap = e->mast.cap, len = ks->of_len[r];
+    const uint32_t *of = ks->of[r];
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t key = c[j] < len ? of[c[j]] : NIL;
+        if (key == NIL) { /* a new key: the map may grow */
+            key = keys_get(ks, r, c[j]);
+            len = ks->of_len[r];
+            of = ks->of[r];
+        }
+        q[j] = key < cap ? mq[key] : 1.0;
+    }
+}
+
 static int cand_pick(engine_t *e, uint32_t r, const move_id_t *cands, uint32_t n)
 {
     if (n > e->cand_cap) {
@@ -444,16 +468,12 @@ static int cand_pick(engine_t *e, uint32_t r, const move_id_t *cands, uint32_t n
     double *q = e->cand_q;
     memcpy(c, cands, n * sizeof *c);
     bool greedy = rng_double(&e->rng) >= e->spec->eps;
-    bool first = true; /* the first argmax computes the values as it goes */
+    if (greedy) move_qs(e, r, c, n, q);
     while (n > 0) {
         uint32_t i;
         if (greedy) {
             argmax_t am = {-INFINITY, 0, 0};
-            for (uint32_t j = 0; j < n; j++) {
-                if (first) q[j] = playout_move_q(e, r, c[j]);
-                argmax_offer(&am, &e->rng, j, q[j]);
-            }
-            first = false;
+            for (uint32_t j = 0; j < n; j++) argmax_offer(&am, &e->rng, j, q[j]);
             i = am.pick;
         } else {
             i = rng_below(&e->rng, n);
@@ -512,11 +532,8 @@ int playout_game_step(engine_t *e)
     return nd;
 }
 
-double playout_move_q(engine_t *e, uint32_t r, uint32_t m)
+double playout_nst_q(engine_t *e, uint32_t key, double q)
 {
-    uint32_t key = keys_of(e->keys, r, m);
-    double q = mast_q(&e->mast, key);
-    if (!e->spec->nst || e->n_steps == 0) return q;
     /* NST: the 1-gram always, each 2-gram with NST_MIN_VISITS (Tak et al.
      * 2012, §III-B); the previous step is the last one recorded, since a
      * step's keys are recorded after its moves are chosen. */

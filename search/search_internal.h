@@ -420,6 +420,11 @@ uint32_t joints_find(const joints_t *j, const uint32_t *joint);
 
 typedef struct mast {
     double *n, *w;
+    /* q[key] = w / n, or 1.0 unseen: kept with n and w (mast_add,
+     * mast_decay), since a MAST playout step reads the value of every
+     * candidate (on go9 a third of GRAVE's time was that division and its
+     * call) and a key's value changes only when the key is played */
+    double *q;
     uint32_t cap;
 } mast_t;
 void mast_init(mast_t *m);
@@ -429,7 +434,21 @@ void mast_reserve(mast_t *m, uint32_t keys);
 void mast_decay(mast_t *m, double gamma);
 static inline double mast_q(const mast_t *m, uint32_t key)
 {
-    return key < m->cap && m->n[key] > 0 ? m->w[key] / m->n[key] : 1.0; /* unseen = 1.0 (spec §9) */
+    return key < m->cap ? m->q[key] : 1.0; /* unseen = 1.0 (spec §9) */
+}
+/* Set key's count and reward sum (tests); key < m->cap. */
+static inline void mast_set(mast_t *m, uint32_t key, double n, double w)
+{
+    m->n[key] = n;
+    m->w[key] = w;
+    m->q[key] = n > 0 ? w / n : 1.0;
+}
+/* One more playout of key with reward z (spec §9); key < m->cap. */
+static inline void mast_add(mast_t *m, uint32_t key, double z)
+{
+    m->n[key] += 1;
+    m->w[key] += z;
+    m->q[key] = m->w[key] / m->n[key];
 }
 
 /* N-gram selection (NST: Tak, Winands and Björnsson, "N-Grams and the
@@ -699,10 +718,18 @@ void playout_joint(engine_t *e, int nd);
  * strategies (which try every legal move). */
 int playout_game_step(engine_t *e);
 uint32_t playout_pick(engine_t *e, uint32_t r);
+/* With spec.nst: the mean of MAST's value q of key and the 2-gram values
+ * of the previous step's keys that have enough visits (NST). */
+double playout_nst_q(engine_t *e, uint32_t key, double q);
 /* MAST's value of decider r's move m in a playout (spec §9), or with
- * spec.nst the mean of it and the 2-gram values of the previous step's
- * keys that have enough visits (NST). */
-double playout_move_q(engine_t *e, uint32_t r, uint32_t m);
+ * spec.nst playout_nst_q's. Inline: a MAST step asks it of every
+ * candidate. */
+static inline double playout_move_q(engine_t *e, uint32_t r, uint32_t m)
+{
+    uint32_t key = keys_of(e->keys, r, m);
+    double q = mast_q(&e->mast, key);
+    return e->spec->nst && e->n_steps ? playout_nst_q(e, key, q) : q;
+}
 
 /* UCB1 over the strategies set[0 .. n) with counts T and reward sums W
  * (spec §14.1): an untried one first (ties random), else the argmax of

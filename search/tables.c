@@ -123,6 +123,7 @@ void mast_free(mast_t *m)
 {
     free(m->n);
     free(m->w);
+    free(m->q);
     memset(m, 0, sizeof *m);
 }
 
@@ -131,6 +132,7 @@ void mast_clear(mast_t *m)
     if (!m->cap) return;
     memset(m->n, 0, (size_t)m->cap * sizeof *m->n);
     memset(m->w, 0, (size_t)m->cap * sizeof *m->w);
+    for (uint32_t i = 0; i < m->cap; i++) m->q[i] = 1.0;
 }
 
 void mast_reserve(mast_t *m, uint32_t keys)
@@ -140,8 +142,10 @@ void mast_reserve(mast_t *m, uint32_t keys)
     while (cap < keys) cap *= 2;
     m->n = xreallocarray(m->n, cap, sizeof *m->n);
     m->w = xreallocarray(m->w, cap, sizeof *m->w);
+    m->q = xreallocarray(m->q, cap, sizeof *m->q);
     memset(m->n + m->cap, 0, (size_t)(cap - m->cap) * sizeof *m->n);
     memset(m->w + m->cap, 0, (size_t)(cap - m->cap) * sizeof *m->w);
+    for (uint32_t i = m->cap; i < cap; i++) m->q[i] = 1.0;
     m->cap = cap;
 }
 
@@ -151,6 +155,7 @@ void mast_decay(mast_t *m, double gamma)
     for (uint32_t i = 0; i < m->cap; i++) {
         m->n[i] *= gamma;
         m->w[i] *= gamma;
+        m->q[i] = m->n[i] > 0 ? m->w[i] / m->n[i] : 1.0; /* as computed from n and w */
     }
 }
 

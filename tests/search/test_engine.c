@@ -703,8 +703,7 @@ static void test_mast_epsilon_greedy(void **state)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t key = keys_get(e->keys, 0, ms[i]);
         mast_reserve(&e->mast, key + 1);
-        e->mast.n[key] = 10;
-        e->mast.w[key] = i == 4 ? 9 : 2;
+        mast_set(&e->mast, key, 10, i == 4 ? 9 : 2);
     }
     uint32_t hits[9] = {0}, trials = 20000;
     for (uint32_t i = 0; i < trials; i++) {

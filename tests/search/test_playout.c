@@ -150,8 +150,7 @@ static void test_random_and_mast_rows(void **state)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t key = keys_get(e->keys, 0, ms[i]);
         mast_reserve(&e->mast, key + 1);
-        e->mast.n[key] = 10;
-        e->mast.w[key] = !strcmp(game_move_name(t.g, 0, ms[i], true), "(pick l)") ? 8 : 3;
+        mast_set(&e->mast, key, 10, !strcmp(game_move_name(t.g, 0, ms[i], true), "(pick l)") ? 8 : 3);
     }
     for (int i = 0; i < 20; i++) {
         game_ctx_set_state(e->ctx, t.st);
@@ -215,8 +214,7 @@ static void test_mast_from_candidates(void **state)
     for (uint32_t i = 0; i < nc; i++) {
         uint32_t key = keys_get(e->keys, 0, cs[i]);
         mast_reserve(&e->mast, key + 1);
-        e->mast.n[key] = 10;
-        e->mast.w[key] = cs[i] == 24 ? 9.5 : cs[i] == 20 ? 9 : cs[i] == 0 ? 8.5 : cs[i] == 12 ? 8 : 5;
+        mast_set(&e->mast, key, 10, cs[i] == 24 ? 9.5 : cs[i] == 20 ? 9 : cs[i] == 0 ? 8.5 : cs[i] == 12 ? 8 : 5);
     }
     for (int i = 0; i < 50; i++) {
         game_ctx_set_state(e->ctx, t.st);
@@ -308,8 +306,7 @@ static void nst_choice(tgame_t *t, const char *spec_text, const char *want)
         const char *name = game_move_name(t->g, 0, ms[i], true);
         uint32_t key = keys_get(e->keys, 0, ms[i]);
         mast_reserve(&e->mast, key + 1);
-        e->mast.n[key] = 10;
-        e->mast.w[key] = !strcmp(name, "(pick l)") ? 8 : 3;
+        mast_set(&e->mast, key, 10, !strcmp(name, "(pick l)") ? 8 : 3);
         double z = !strcmp(name, "(pick a)") ? 1 : 0;
         for (int v = 0; v < 10; v++) nst_add(&e->nst, prev, key, z);
     }

@@ -327,19 +327,20 @@ static void test_mast_decay(void **state)
     mast_t m;
     mast_init(&m);
     mast_reserve(&m, 10);
-    for (uint32_t i = 0; i < 10; i++) {
-        m.n[i] = i + 1;
-        m.w[i] = (i + 1) * 0.5;
-    }
+    assert_float_equal(mast_q(&m, 3), 1.0, 1e-12); /* unseen keys are optimistic (spec §9) */
+    for (uint32_t i = 0; i < 10; i++) mast_set(&m, i, i + 1, (i + 1) * 0.5);
+    mast_add(&m, 9, 1.0); /* 10 + 1 playouts, 5 + 1 */
     assert_float_equal(mast_q(&m, 3), 0.5, 1e-12);
-    assert_float_equal(mast_q(&m, 5000), 1.0, 1e-12); /* unseen keys are optimistic (spec §9) */
+    assert_float_equal(mast_q(&m, 9), 6.0 / 11, 1e-12);
+    assert_float_equal(mast_q(&m, 5000), 1.0, 1e-12);
     mast_decay(&m, 0.2);
-    for (uint32_t i = 0; i < 10; i++) {
+    for (uint32_t i = 0; i < 9; i++) {
         assert_float_equal(m.n[i], 0.2 * (i + 1), 1e-12);
         assert_float_equal(m.w[i], 0.2 * (i + 1) * 0.5, 1e-12);
+        assert_true(mast_q(&m, i) == m.w[i] / m.n[i]); /* the value kept is the one computed */
     }
     mast_clear(&m);
-    for (uint32_t i = 0; i < m.cap; i++) assert_true(m.n[i] == 0 && m.w[i] == 0);
+    for (uint32_t i = 0; i < m.cap; i++) assert_true(m.n[i] == 0 && m.w[i] == 0 && mast_q(&m, i) == 1.0);
     mast_free(&m);
 }
 
