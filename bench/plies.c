@@ -13,6 +13,7 @@
 
 #include "base/rng.h"
 #include "base/xalloc.h"
+#include "games/registry.h"
 #include "gdl/load.h"
 #include "reasoner/game.h"
 #include "search/search.h"
@@ -72,23 +73,33 @@ __attribute__((noinline)) uint64_t run_search(const game_t *g, const game_state_
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: plies FILE.kif PLAYOUTS [propnet|rules [SPEC]]\n"
+        fprintf(stderr, "usage: plies FILE.kif|NATIVE PLAYOUTS [propnet|rules [SPEC]]\n"
                         "  with SPEC (e.g. grave:playouts=2000,threads=1): one search of SPEC instead\n");
         return 2;
     }
     game_options_t opts = {.engine = argc > 3 && !strcmp(argv[3], game_engine_name(ENGINE_RULES)) ? ENGINE_RULES : ENGINE_PROPNET};
-    gdl_loaded_t l;
+    gdl_loaded_t l = {0};
     diag_t d;
     diag_init(&d, stderr);
     const char *err = NULL;
-    if (!gdl_load_file(argv[1], &d, &l, &err)) {
-        fprintf(stderr, "plies: cannot read %s: %s\n", argv[1], err);
-        return 1;
-    }
-    game_t *g = l.errors ? NULL : game_compile(l.prog, &opts, &d);
-    if (!g) {
-        gdl_loaded_free(&l);
-        return 1;
+    game_t *g;
+    if (native_game_named(argv[1])) { /* go9: the engine argument is ignored */
+        char why[256];
+        g = native_game_open(argv[1], why, sizeof why);
+        if (!g) {
+            fprintf(stderr, "plies: %s: %s\n", argv[1], why);
+            return 1;
+        }
+    } else {
+        if (!gdl_load_file(argv[1], &d, &l, &err)) {
+            fprintf(stderr, "plies: cannot read %s: %s\n", argv[1], err);
+            return 1;
+        }
+        g = l.errors ? NULL : game_compile(l.prog, &opts, &d);
+        if (!g) {
+            gdl_loaded_free(&l);
+            return 1;
+        }
     }
     game_ctx_t *c = game_ctx_new(g);
     game_state_t *s0 = game_state_new(g);
@@ -118,6 +129,6 @@ int main(int argc, char **argv)
     game_state_free(s0);
     game_ctx_free(c);
     game_free(g);
-    gdl_loaded_free(&l);
+    if (l.src) gdl_loaded_free(&l);
     return 0;
 }

@@ -10,5 +10,5 @@ bin=$(mktemp /tmp/plies.XXXXXX)
 out=$(mktemp /tmp/plies_cg.XXXXXX)
 trap 'rm -f "$bin" "$out"' EXIT
 cc -O3 -DNDEBUG -std=c17 -D_GNU_SOURCE -I. -o "$bin" bench/plies.c \
-  "$build/search/libggp_search.a" "$build/reasoner/libggp_reasoner.a" \
+  "$build/search/libggp_search.a" "$build/games/libggp_games.a" "$build/reasoner/libggp_reasoner.a" \
   "$build/gdl/libggp_gdl.a" "$build/base/libggp_base.a" -lpthread -lm
