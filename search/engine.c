@@ -718,6 +718,66 @@ static bool needs_lnV(const engine_t *e)
     return e->v->sel == SEL_UCT || e->v->sel == SEL_RAVE || e->spec->c > 0 || e->spec->oppc > 0;
 }
 
+/* Selection at a proven child c of move mv (solver on): its exact value
+ * offered, no exploration, a proven loss only if nothing else is left;
+ * true when offered. lostvisit=on: a proven loss is an ordinary move of
+ * mean 0 (its W is the value, 0) whose AMAF still weighs, so it is
+ * visited, and backs up its loss, as often as without the solver: a test
+ * of whether never visiting proven losses makes the parents' means too
+ * hopeful (issue 12); false then. */
+static inline bool solved_offer(engine_t *e, argmax_t *am, uint32_t c, uint32_t r, uint32_t mv, bool lostvisit)
+{
+    if (!is_solved(e->pool, c)) return false;
+    double sv = solved_value(e->pool, c, r);
+    if (sv <= SOLVED_EPS && lostvisit) return false;
+    argmax_offer(am, &e->rng, mv, sv <= SOLVED_EPS ? -1.0 : sv);
+    return true;
+}
+
+/* select_move for GRAVE on dense AMAF rows at a turn-taking node of a
+ * tree no other worker shares: the same values, offered in the same order
+ * (the same moves), with what the loop reads in locals. Through e, every
+ * RNG call of a tie (a store that may alias size_t and uint32_t fields)
+ * made the compiler reload them; selection was a fifth of a connectFour
+ * GRAVE search (issue 12, item 7). row: the reference node's. */
+static uint32_t select_grave_dense(engine_t *e, uint32_t r, const amaf_dense_t *row, double lnV, double cx)
+{
+    pool_t *p = e->pool;
+    keys_t *ks = e->keys;
+    const move_id_t *m = e->legal[r];
+    const uint32_t n = e->n_legal[r], K = p->K, k = p->k, gen = e->gen;
+    const node_t *nodes = p->nodes;
+    const float *W = p->w;
+    const uint32_t *slot = e->slot, *sgen = e->slot_gen;
+    const size_t scap = e->slot_cap;
+    const bool solver = e->solver, lostvisit = e->spec->lostvisit;
+    const double bias = e->spec->bias;
+    const uint32_t *of = ks->of[r];
+    uint32_t of_len = ks->of_len[r];
+    argmax_t am = {-INFINITY, m[0], 0};
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t mv = m[i], key = mv < of_len ? of[mv] : NIL, v = 0, ap = 0;
+        if (key == NIL) { /* a new key: the map may grow */
+            key = keys_get(ks, r, mv);
+            of = ks->of[r];
+            of_len = ks->of_len[r];
+        }
+        float w = 0, aw = 0;
+        if (row && key < K) {
+            ap = row[key].p;
+            aw = row[key].w;
+        }
+        uint32_t c = mv < scap && sgen[mv] == gen ? slot[mv] : NIL;
+        if (c != NIL) {
+            if (solver && solved_offer(e, &am, c, r, mv, lostvisit)) continue;
+            v = nodes[c].visits;
+            w = W[(size_t)c * k + r];
+        }
+        argmax_offer(&am, &e->rng, mv, move_value(e, SEL_GRAVE, bias, v, w, ap, aw, lnV, cx));
+    }
+    return am.pick;
+}
+
 /* The argmax move of decider r at x (random ties, spec §4.1). Turn-taking
  * nodes read child statistics through the slot map; simultaneous nodes read
  * the marginal table (decoupled selection, spec §4.6). */
@@ -743,6 +803,7 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     sel_kind_t sel = e->v->sel;
     double bias = e->spec->bias;
     const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
+    if (sel == SEL_GRAVE && dense && !simul && !virt) return select_grave_dense(e, r, row, lnV, cx);
     bool keyed = amaf || simul; /* UCT at a turn-taking node reads no key */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t key = keyed ? keys_of(ks, r, m[i]) : 0, v = 0, ap = 0;
@@ -753,19 +814,7 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
             marg_get(p, x, key, &v, &w);
         } else {
             uint32_t c = slot_get(e, m[i]);
-            if (c != NIL && solver && is_solved(p, c)) {
-                /* exact: no exploration; a proven loss only if nothing else is left */
-                double sv = solved_value(p, c, r);
-                /* lostvisit=on: a proven loss is an ordinary move of mean 0
-                 * (its W is the value, 0) whose AMAF still weighs, so it is
-                 * visited, and backs up its loss, as often as without the
-                 * solver: a test of whether never visiting proven losses
-                 * makes the parents' means too hopeful (issue 12). */
-                if (!(sv <= SOLVED_EPS && lostvisit)) {
-                    argmax_offer(&am, &e->rng, m[i], sv <= SOLVED_EPS ? -1.0 : sv);
-                    continue;
-                }
-            }
+            if (c != NIL && solver && solved_offer(e, &am, c, r, m[i], lostvisit)) continue;
             if (c != NIL) {
                 v = node_visits(p, c);
                 w = ldf(&pool_w(p, c)[r]);
