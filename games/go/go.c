@@ -896,6 +896,17 @@ bool go_state_from_rows(const game_t *g, const char *const *rows, bool white_to_
     return true;
 }
 
+bool go_state_give_turn(const game_t *g, game_state_t *s)
+{
+    const go_impl_t *gi = game_native_impl(g);
+    if (!gi || game_num_moves(g, 0) != gi->pts + 2) return false;
+    uint32_t n;
+    game_state_data(s, &n);
+    uint32_t *w = game_state_words(s, n);
+    w[0] = (w[0] ^ H_WHITE) & ~(511u << H_KO_SHIFT) & ~(3u << H_PASS_SHIFT);
+    return true;
+}
+
 int go_area_diff(game_ctx_t *c) { return area_diff(game_native_ctx(c)); }
 
 bool go_fills_own_eye(game_ctx_t *c, uint32_t role, move_id_t m)

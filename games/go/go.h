@@ -50,6 +50,13 @@ game_t *go_game_new(const go_params_t *p);
  * white_to_move says who moves. Its history is this board alone, at step
  * 0. false (out untouched) if rows do not fit the game or g is not Go. */
 bool go_state_from_rows(const game_t *g, const char *const *rows, bool white_to_move, game_state_t *out);
+/* Give the turn in s to the colour not to move: the board, the plies and
+ * the history stay as they are, the passes in a row start again (a turn
+ * given is not a pass) and a simple-ko point lapses (it forbids only the
+ * immediate reply). For GTP, which allows moves of one colour in
+ * succession (handicap stones): a pass put in between would count toward
+ * the two that end the game. false (s untouched) if g is not Go. */
+bool go_state_give_turn(const game_t *g, game_state_t *s);
 /* Whether move m of role (to move at the context's current state) is a
  * legal move that fills one of its own eyes, by the playout's rule (go.c:
  * every neighbour its own or off the board, at most one diagonal of the

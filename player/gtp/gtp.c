@@ -1,8 +1,9 @@
 /* gtp.c - the Go Text Protocol session (gtp.h), through reasoner/game.h.
  *
  * The session keeps the states of the game played so far (the current one
- * last) and the moves that made them, so that undo drops the last state and
- * a new komi (a new game: komi is part of the rules) replays the moves. */
+ * last) and the moves that made them, so that undo drops the last move (and
+ * the turn given before it, turn_to) and a new komi (a new game: komi is
+ * part of the rules) replays the moves. */
 #include "player/gtp/gtp.h"
 
 #include <ctype.h>
@@ -22,8 +23,9 @@
 #include "search/search.h"
 
 enum { BLACK = 0, WHITE = 1 };
-/* movers[i]: a pass the session put in for the other colour (turn_to) */
-enum { INSERTED = 0x80 };
+/* movers[i]: hist[i + 1] is hist[i] with the turn given to the colour
+ * (turn_to), no move */
+enum { TURNED = 0x80 };
 
 struct gtp {
     char *spec_text, *opts, *name, *version;
@@ -41,7 +43,7 @@ struct gtp {
     searcher_t *seat[2], *seat_timed[2];
     game_state_t **hist; /* n_hist states, the current one last */
     move_id_t *moves;    /* moves[i] led from hist[i] to hist[i + 1] */
-    uint8_t *movers;     /* who played moves[i]: a colour, | INSERTED for a pass put in by turn_to */
+    uint8_t *movers;     /* who played moves[i]: a colour, | TURNED for a turn given (turn_to) */
     size_t n_hist, cap_hist;
     /* time_settings and time_left (seconds) */
     bool tc;
@@ -178,12 +180,24 @@ static void play_move(gtp_t *g, int c, move_id_t m)
     hist_push(g, s);
 }
 
+/* Push the current state with the turn given to the other colour, as
+ * colour c's (TURNED) entry. */
+static void give_turn(gtp_t *g, int c)
+{
+    game_state_t *s = game_state_new(g->game);
+    game_state_copy(g->game, s, cur(g));
+    go_state_give_turn(g->game, s); /* the session's game is Go (game_open) */
+    g->moves[g->n_hist - 1] = UINT32_MAX;
+    g->movers[g->n_hist - 1] = (uint8_t)(c | TURNED);
+    hist_push(g, s);
+}
+
 /* Give the turn to colour c, or false with why. GTP 2 (§6.3.3, play and
- * genmove) allows moves of one colour in succession, as handicap
- * stones are placed; the game alternates, so the other colour's pass is
- * put in between and undo takes it back with the move after it. Refused
- * where that pass would end the game (c passed last): two passes in a row
- * are its end, not a move. */
+ * genmove) allows moves of one colour in succession, as handicap stones
+ * are placed; the game alternates, so the turn is handed over with the
+ * board as it is (go_state_give_turn; a pass put in instead would count
+ * toward the two that end the game), and undo takes it back with the
+ * move after it. */
 static bool turn_to(gtp_t *g, int c, const char **why)
 {
     int mover = to_move(g);
@@ -192,33 +206,21 @@ static bool turn_to(gtp_t *g, int c, const char **why)
         *why = "the game is over";
         return false;
     }
-    move_id_t pass;
-    if (!game_move_from_text(g->ctx, g->role[mover], "pass", 4, &pass)) {
-        *why = "the other colour cannot pass";
-        return false;
-    }
-    size_t n = g->n_hist;
-    if (n >= 2 && (g->movers[n - 2] & 1) == c &&
-        !strcmp(game_move_name(g->game, g->role[c], g->moves[n - 2], true), "pass")) {
-        *why = "a pass now would end the game";
-        return false;
-    }
-    play_move(g, mover, pass);
-    g->movers[g->n_hist - 2] |= INSERTED;
+    give_turn(g, c);
     return true;
 }
 
-/* Drop the pass turn_to just put in (the move after it was refused). */
+/* Drop the turn turn_to just gave (the move after it was refused). */
 static void untake_turn(gtp_t *g, size_t n_before)
 {
     while (g->n_hist > n_before) game_state_free(g->hist[--g->n_hist]);
 }
 
-/* Take back the last move, and the pass turn_to put in before it. */
+/* Take back the last move, and the turn given before it. */
 static void take_back(gtp_t *g)
 {
     game_state_free(g->hist[--g->n_hist]);
-    if (g->n_hist >= 2 && (g->movers[g->n_hist - 2] & INSERTED)) game_state_free(g->hist[--g->n_hist]);
+    if (g->n_hist >= 2 && (g->movers[g->n_hist - 2] & TURNED)) game_state_free(g->hist[--g->n_hist]);
 }
 
 /* ---- vertices ---- */
@@ -491,8 +493,8 @@ static bool regame(gtp_t *g, uint32_t size, double komi, bool keep, reply_t *r, 
     if (!ok) say(r, false, "%s (%s)", what, err);
     else
         for (size_t i = 0; i < n; i++) {
-            play_move(g, movers[i] & 1, moves[i]);
-            g->movers[g->n_hist - 2] = movers[i];
+            if (movers[i] & TURNED) give_turn(g, movers[i] & 1);
+            else play_move(g, movers[i] & 1, moves[i]);
         }
     free(moves);
     free(movers);

@@ -485,6 +485,52 @@ static void test_two_passes_and_cap(void **state)
     go_close(&t);
 }
 
+/* go_state_give_turn (GTP's moves of one colour in succession): the other
+ * colour moves, the board and plies stay, the passes in a row start again
+ * and a simple-ko point lapses. */
+static void test_give_turn(void **state)
+{
+    (void)state;
+    go_t t;
+    go_open(&t, "go9");
+    play(&t, "(play 3 3)");
+    play(&t, "pass");                                  /* white passes: (passes 1) */
+    game_state_copy(t.g, t.s, game_ctx_state(t.c));
+    assert_true(go_state_give_turn(t.g, t.s));         /* white again */
+    game_ctx_set_state(t.c, t.s);
+    assert_true(has_fluent(&t, "(control white)"));
+    assert_false(has_fluent(&t, "(passes"));
+    assert_true(has_fluent(&t, "(cell 3 3 black)") && has_fluent(&t, "(step 2)"));
+    assert_false(is_legal(&t, 1, "(play 3 3)"));
+    play(&t, "pass"); /* white's second pass alone: not the end */
+    assert_false(game_is_terminal(t.c));
+    play(&t, "pass"); /* black's after it: the end */
+    assert_true(game_is_terminal(t.c));
+    go_close(&t);
+
+    /* simple ko: after white's capture black may not retake at once;
+     * handing the turn over (twice: black to move again) lapses the point */
+    go_open(&t, "go5:ko=simple");
+    const char *rows[] = {
+        ".XO..",
+        "XO...",
+        ".....",
+        ".....",
+        ".....",
+    };
+    go_setup(&t, rows, true);
+    play(&t, "(play 1 1)"); /* white captures the black stone at (2, 1) */
+    assert_true(has_fluent(&t, "(ko 2 1)"));
+    assert_false(is_legal(&t, 0, "(play 2 1)"));
+    game_state_copy(t.g, t.s, game_ctx_state(t.c));
+    assert_true(go_state_give_turn(t.g, t.s)); /* white to move */
+    assert_true(go_state_give_turn(t.g, t.s)); /* black again */
+    game_ctx_set_state(t.c, t.s);
+    assert_false(has_fluent(&t, "(ko "));
+    assert_true(is_legal(&t, 0, "(play 2 1)"));
+    go_close(&t);
+}
+
 /* next into another state and play in place give the same states, and a
  * context set to a state reads it back to the same legal moves. */
 static void test_next_and_play_agree(void **state)
@@ -701,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_fills_own_eye),
         cmocka_unit_test(test_scoring_with_komi),
         cmocka_unit_test(test_two_passes_and_cap),
+        cmocka_unit_test(test_give_turn),
         cmocka_unit_test(test_next_and_play_agree),
         cmocka_unit_test(test_superko_random_games),
         cmocka_unit_test(test_playout_cands),

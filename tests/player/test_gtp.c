@@ -156,10 +156,10 @@ static void test_genmove_plays_a_legal_vertex(void **state)
     EXPECT(t2, 4, "? illegal move");
     response(t2, 5, b2, sizeof b2);
     assert_true(b2[0] == '=');
-    /* black again (GTP 2 allows it: white's pass is put in between) */
+    /* black again (GTP 2 allows it: the turn is handed over): a vertex */
     char b3[256];
     response(t2, 6, b3, sizeof b3);
-    assert_true(b3[0] == '=' && strcmp(b3, b2) != 0);
+    assert_true(b3[0] == '=' && strcmp(b3, b2) != 0 && strcmp(b3, "= pass") != 0);
     free(t);
     free(t2);
 }
@@ -204,7 +204,7 @@ static void test_boardsizes(void **state)
     EXPECT(t, 6, "? unacceptable size");
     EXPECT(t, 7, "? syntax error");
     EXPECT(t, 8, "? unacceptable size");
-    /* the 19x19 game goes on: white again, black's pass put in; A1 is
+    /* the 19x19 game goes on: white again, the turn handed over; A1 is
      * empty unless white's genmove chose it */
     char w4[256];
     response(t, 4, w4, sizeof w4);
@@ -274,17 +274,27 @@ static void test_two_passes_end_the_game(void **state)
     free(t);
 }
 
-/* GTP 2 §6.3.4: moves of one colour in succession are legal (handicap
- * stones). The other colour's pass is put in between; undo takes it back
- * with the move; a pass that would end the game is refused. */
+/* The stones ('X', 'O') of a showboard response: the column letters skip
+ * both. */
+static int stones(const char *board, char c)
+{
+    int n = 0;
+    for (const char *p = board; *p; p++) n += *p == c;
+    return n;
+}
+
+/* GTP 2 §6.3.3: moves of one colour in succession are legal (handicap
+ * stones). The turn is handed over with the board as it is, not by a pass:
+ * undo takes it back with the move, a new komi replays it, and a pass out
+ * of turn does not end the game. */
 static void test_same_colour_in_succession(void **state)
 {
     (void)state;
-    /* komi -20: white is behind, so its genmove plays a stone (a pass
-     * after black's pass put in would end the game, lost) */
     char *t = run("boardsize 9\nplay b C3\nplay b G7\nplay b C7\nshowboard\nplay w E5\nundo\nundo\n"
-                  "showboard\nplay w C7\nkomi -20\nshowboard\ngenmove w\nplay b pass\nplay b D4\ngenmove b\n"
-                  "undo\nplay w pass\ngenmove w\nplay b A1\n");
+                  "showboard\nplay w C7\nkomi 0.5\nshowboard\nundo\nundo\nshowboard\n"
+                  "play b G7\nplay w C7\ngenmove w\nundo\nshowboard\ngenmove w\n"
+                  "play b D4\nplay b pass\nplay b E4\nplay w pass\nplay w pass\nplay b pass\n"
+                  "genmove w\nplay b A1\n");
     for (int i = 0; i <= 3; i++) EXPECT(t, i, "= ");
     char b[2048];
     response(t, 4, b, sizeof b);
@@ -292,23 +302,33 @@ static void test_same_colour_in_succession(void **state)
     assert_non_null(strstr(b, "\n 3 . . X . . . . . ."));
     EXPECT(t, 5, "= ");
     EXPECT(t, 6, "= "); /* takes back E5 */
-    EXPECT(t, 7, "= "); /* takes back C7 and the white pass before it */
+    EXPECT(t, 7, "= "); /* takes back C7 and the turn handed to black before it */
     response(t, 8, b, sizeof b);
     assert_non_null(strstr(b, "\n 7 . . . . . . X . ."));
     EXPECT(t, 9, "= "); /* white to move after G7: C7 is empty again */
     EXPECT(t, 10, "= ");
-    response(t, 11, b, sizeof b); /* a new komi replays the moves, passes put in too */
+    response(t, 11, b, sizeof b); /* a new komi replays the moves and the turn handed over */
     assert_non_null(strstr(b, "\n 7 . . O . . . X . ."));
-    response(t, 12, b, sizeof b); /* white again */
-    assert_true(b[0] == '=' && strcmp(b, "= pass") != 0);
-    EXPECT(t, 13, "= "); /* black passes */
-    /* black again: white's pass would be the second in a row, the game's end */
-    EXPECT(t, 14, "? illegal move (a pass now would end the game)");
-    EXPECT(t, 15, "? a pass now would end the game");
-    EXPECT(t, 16, "= "); /* takes back black's pass */
-    EXPECT(t, 17, "= "); /* white passes after black's pass put in: the game is over */
-    EXPECT(t, 18, "= pass");
-    EXPECT(t, 19, "? illegal move (the game is over)");
+    EXPECT(t, 12, "= ");
+    EXPECT(t, 13, "= "); /* G7 and the turn before it, replayed as such */
+    response(t, 14, b, sizeof b);
+    assert_true(stones(b, 'X') == 1 && stones(b, 'O') == 0);
+    EXPECT(t, 15, "= ");
+    EXPECT(t, 16, "= ");
+    response(t, 17, b, sizeof b); /* white again */
+    assert_true(b[0] == '=');
+    EXPECT(t, 18, "= "); /* takes back white's genmove and the turn handed over */
+    response(t, 19, b, sizeof b);
+    assert_true(stones(b, 'X') == 2 && stones(b, 'O') == 1);
+    assert_true(response(t, 20, b, sizeof b)[0] == '=');
+    EXPECT(t, 21, "= ");
+    EXPECT(t, 22, "= "); /* out of turn: not the game's end */
+    EXPECT(t, 23, "= ");
+    EXPECT(t, 24, "= ");
+    EXPECT(t, 25, "= "); /* white's second pass alone does not end it either */
+    EXPECT(t, 26, "= "); /* black's pass after white's: the end */
+    EXPECT(t, 27, "= pass");
+    EXPECT(t, 28, "? illegal move (the game is over)");
     free(t);
 }
 
