@@ -8,7 +8,8 @@
 #
 # usage: bench/search_cost.sh [SPEC...]   (default: grave, compete, uct)
 #   each SPEC gets playouts=P,threads=1 appended (P from GAMES)
-# env:   GAMES="connectFour:100000 breakthrough:20000" (game:playouts)
+# env:   GAMES="connectFour:100000 breakthrough:20000" (game:playouts; a
+#        corpus game, or go5 .. go19 for the native Go)
 #        BUILD=build/release   CG=0 (skip callgrind)   RUNS=3 (best of)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +44,8 @@ echo "|---|---|---:|---:|---:|---:|---:|"
 for gn in $games; do
   g=${gn%%:*}; n=${gn##*:}
   f=$shared/games/$g.kif
-  [ -f "$f" ] || { echo "| $g | (missing) | | | | | |"; continue; }
+  [[ $g =~ ^go[0-9]+$ ]] && f=$g # a native game (bench/plies.c), no options
+  [ -f "$f" ] || [ "$f" = "$g" ] || { echo "| $g | (missing) | | | | | |"; continue; }
   raw=$(best_rate "$f" "$n" propnet)
   echo "| $g | raw playouts | $n | $raw | 100% | $(instr run_playouts "$n" "$f" "$n" propnet) | |"
   for s in "${specs[@]}"; do

@@ -425,14 +425,6 @@ void playout_end(engine_t *e)
     }
 }
 
-/* MAST's move for decider r drawn from the game's candidates
- * (game_playout_cands) with the distribution playout_pick gives over the
- * policy's list: with probability eps uniform, else the best MAST value
- * with random ties; a drawn candidate the game does not accept is struck
- * out and the draw made again among the rest (uniform over the accepted
- * ones, and the best of them). Sets e->joint[r]; returns 1 if another
- * candidate is accepted too (r decides, spec §2.2), 0 if not (forced), -1
- * if none is (the caller takes the policy's list: pass). */
 /* q[j] = playout_move_q(e, r, c[j]) for j < n; without N-grams, with the
  * key map and MAST's values in locals (a go9 playout step asks this of
  * about 20 candidates, and through e each read was reloaded). */
@@ -457,6 +449,14 @@ static void move_qs(engine_t *e, uint32_t r, const move_id_t *c, uint32_t n, dou
     }
 }
 
+/* MAST's move for decider r drawn from the game's candidates
+ * (game_playout_cands) with the distribution playout_pick gives over the
+ * policy's list: with probability eps uniform, else the best MAST value
+ * with random ties; a drawn candidate the game does not accept is struck
+ * out and the draw made again among the rest (uniform over the accepted
+ * ones, and the best of them). Sets e->joint[r]; returns 1 if another
+ * candidate is accepted too (r decides, spec §2.2), 0 if not (forced), -1
+ * if none is (the caller takes the policy's list: pass). */
 static int cand_pick(engine_t *e, uint32_t r, const move_id_t *cands, uint32_t n)
 {
     if (n > e->cand_cap) {
