@@ -277,6 +277,24 @@ static bool try_move(const go_ctx_t *x, uint32_t p, int c, eff_t *e)
     return true;
 }
 
+/* A move that try_move would allow without looking further: an empty
+ * neighbour, no opponent group in atari beside it (no capture) and not
+ * the simple-ko point. The caller knows that the board it makes has more
+ * stones than any before (fresh), so superko cannot forbid it. */
+static inline bool quiet_legal(const go_ctx_t *x, uint32_t p, int c)
+{
+    if (x->gi->p.ko == GO_KO_SIMPLE && x->ko == p) return false;
+    uint32_t q[4];
+    nbrs(x, p, q);
+    bool lib = false;
+    for (int i = 0; i < 4; i++) {
+        uint8_t cq = x->col[q[i]];
+        if (cq == EMPTY) lib = true;
+        else if (cq == OPP(c) && in_atari(x, x->head[q[i]])) return false;
+    }
+    return lib;
+}
+
 static void hs_add(go_ctx_t *x, uint64_t h)
 {
     uint32_t m = x->gi->hs_mask, i = (uint32_t)(h * 0x9e3779b97f4a7c15ULL >> 40) & m;
@@ -404,8 +422,15 @@ static uint32_t go_legal(void *cx, uint32_t role, const move_id_t **moves)
     if (!x->legal_ok) {
         uint32_t n = 0;
         eff_t e;
-        for (uint32_t id = 0; id < gi->pts; id++)
-            if (try_move(x, gi->pad_of[id], (int)role + 1, &e)) x->legal_buf[n++] = id;
+        int c = (int)role + 1;
+        /* most points of a tree node's list need no more than a look at
+         * their neighbours (quiet_legal); the others the whole check */
+        bool fresh = gi->p.ko != GO_KO_POSITIONAL || x->stones + 1 > x->hist_max;
+        for (uint32_t id = 0; id < gi->pts; id++) {
+            uint32_t p = gi->pad_of[id];
+            if (x->col[p] != EMPTY) continue;
+            if ((fresh && quiet_legal(x, p, c)) || try_move(x, p, c, &e)) x->legal_buf[n++] = id;
+        }
         x->legal_buf[n++] = gi->pts; /* pass */
         x->n_legal = n;
         x->legal_ok = true;
