@@ -295,6 +295,15 @@ static inline bool quiet_legal(const go_ctx_t *x, uint32_t p, int c)
     return lib;
 }
 
+/* Whether c may play at empty p: quiet_legal where it settles it, else
+ * the whole check. */
+static inline bool legal_point(const go_ctx_t *x, uint32_t p, int c)
+{
+    eff_t e;
+    bool fresh = x->gi->p.ko != GO_KO_POSITIONAL || x->stones + 1 > x->hist_max;
+    return (fresh && quiet_legal(x, p, c)) || try_move(x, p, c, &e);
+}
+
 static void hs_add(go_ctx_t *x, uint64_t h)
 {
     uint32_t m = x->gi->hs_mask, i = (uint32_t)(h * 0x9e3779b97f4a7c15ULL >> 40) & m;
@@ -421,15 +430,10 @@ static uint32_t go_legal(void *cx, uint32_t role, const move_id_t **moves)
     }
     if (!x->legal_ok) {
         uint32_t n = 0;
-        eff_t e;
         int c = (int)role + 1;
-        /* most points of a tree node's list need no more than a look at
-         * their neighbours (quiet_legal); the others the whole check */
-        bool fresh = gi->p.ko != GO_KO_POSITIONAL || x->stones + 1 > x->hist_max;
         for (uint32_t id = 0; id < gi->pts; id++) {
             uint32_t p = gi->pad_of[id];
-            if (x->col[p] != EMPTY) continue;
-            if ((fresh && quiet_legal(x, p, c)) || try_move(x, p, c, &e)) x->legal_buf[n++] = id;
+            if (x->col[p] == EMPTY && legal_point(x, p, c)) x->legal_buf[n++] = id;
         }
         x->legal_buf[n++] = gi->pts; /* pass */
         x->n_legal = n;
@@ -595,10 +599,9 @@ static uint32_t go_playout_legal(void *cx, uint32_t role, const move_id_t **move
     if (!x->plegal_ok) {
         uint32_t n = 0;
         int c = (int)role + 1;
-        eff_t e;
         for (uint32_t id = 0; id < gi->pts; id++) {
             uint32_t p = gi->pad_of[id];
-            if (x->col[p] == EMPTY && !own_eye(x, p, c) && try_move(x, p, c, &e)) x->plegal_buf[n++] = id;
+            if (x->col[p] == EMPTY && !own_eye(x, p, c) && legal_point(x, p, c)) x->plegal_buf[n++] = id;
         }
         if (!n) x->plegal_buf[n++] = gi->pts;
         x->n_plegal = n;
@@ -625,9 +628,8 @@ static bool go_playout_accepts(void *cx, uint32_t role, move_id_t m)
 {
     go_ctx_t *x = cx;
     const go_impl_t *gi = x->gi;
-    eff_t e;
     return role == x->to_move && m < gi->pts && x->col[gi->pad_of[m]] == EMPTY &&
-           !own_eye(x, gi->pad_of[m], (int)role + 1) && try_move(x, gi->pad_of[m], (int)role + 1, &e);
+           !own_eye(x, gi->pad_of[m], (int)role + 1) && legal_point(x, gi->pad_of[m], (int)role + 1);
 }
 
 /* ----------------------------------------------------------------- text */
