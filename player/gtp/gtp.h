@@ -13,9 +13,9 @@
  * quit, boardsize, clear_board, komi, play, genmove, undo, showboard,
  * final_score, time_settings, time_left. A move of the colour not to
  * move (GTP 2 allows them, e.g. handicap stones) is played after the turn
- * is handed over, the board as it is (no pass). Any input gives a
- * response; a line
- * longer than GTP_MAX_LINE is refused whole. */
+ * is handed over, the board as it is (no pass); undo takes both back. Any
+ * input gives a response; a line longer than GTP_MAX_LINE is refused
+ * whole. */
 #ifndef GGP_PLAYER_GTP_GTP_H
 #define GGP_PLAYER_GTP_GTP_H
 
