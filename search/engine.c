@@ -734,14 +734,19 @@ static inline bool solved_offer(engine_t *e, argmax_t *am, uint32_t c, uint32_t 
     return true;
 }
 
-/* select_move for GRAVE on dense AMAF rows at a turn-taking node of a
- * tree no other worker shares: the same values, offered in the same order
- * (the same moves), with what the loop reads in locals. Through e, every
- * RNG call of a tie (a store that may alias size_t and uint32_t fields)
- * made the compiler reload them; selection was a fifth of a connectFour
- * GRAVE search (issue 12, item 7). row: the reference node's. */
-static uint32_t select_grave_dense(engine_t *e, uint32_t r, const amaf_dense_t *row, double lnV, double cx)
+/* The argmax of select_move's loop. Its flags are constants at the call
+ * that matters (GRAVE on dense AMAF rows at a turn-taking node of a tree no
+ * other worker shares), so the compiler makes that call its own copy of
+ * the loop without the other cases' tests: 4% of a connectFour GRAVE
+ * search (issue 12, item 7), as apply_diff does in the propnet. */
+static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, uint32_t x, uint32_t r, uint32_t rho,
+                                                                  double lnV, double cx, sel_kind_t sel, bool simul,
+                                                                  bool dense, bool virt)
 {
+    /* What the loop reads in locals: argmax_offer may call the RNG (a
+     * store through e, which may alias size_t and uint32_t fields), after
+     * which the compiler would reload every field read through e or p;
+     * selection is a fifth of a connectFour GRAVE search (issue 12, item 7). */
     pool_t *p = e->pool;
     keys_t *ks = e->keys;
     const move_id_t *m = e->legal[r];
@@ -750,30 +755,42 @@ static uint32_t select_grave_dense(engine_t *e, uint32_t r, const amaf_dense_t *
     const float *W = p->w;
     const uint32_t *slot = e->slot, *sgen = e->slot_gen;
     const size_t scap = e->slot_cap;
-    const bool solver = e->solver, lostvisit = e->spec->lostvisit;
+    const bool amaf = sel_amaf(sel), solver = e->solver, lostvisit = e->spec->lostvisit;
+    const bool keyed = amaf || simul; /* UCT at a turn-taking node reads no key */
     const double bias = e->spec->bias;
+    const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
     const uint32_t *of = ks->of[r];
     uint32_t of_len = ks->of_len[r];
     argmax_t am = {-INFINITY, m[0], 0};
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t mv = m[i], key = mv < of_len ? of[mv] : NIL, v = 0, ap = 0;
-        if (key == NIL) { /* a new key: the map may grow */
-            key = keys_get(ks, r, mv);
-            of = ks->of[r];
-            of_len = ks->of_len[r];
-        }
+        uint32_t mv = m[i], key = 0, v = 0, ap = 0;
         float w = 0, aw = 0;
+        if (keyed) {
+            key = mv < of_len ? of[mv] : NIL;
+            if (key == NIL) { /* a new key: the map may grow */
+                key = keys_get(ks, r, mv);
+                of = ks->of[r];
+                of_len = ks->of_len[r];
+            }
+        }
         if (row && key < K) {
-            ap = row[key].p;
-            aw = row[key].w;
+            ap = ld32(&row[key].p);
+            aw = ldf(&row[key].w);
+        } else if (amaf && !dense) {
+            amaf_get(p, rho, key, &ap, &aw);
         }
-        uint32_t c = mv < scap && sgen[mv] == gen ? slot[mv] : NIL;
-        if (c != NIL) {
-            if (solver && solved_offer(e, &am, c, r, mv, lostvisit)) continue;
-            v = nodes[c].visits;
-            w = W[(size_t)c * k + r];
+        if (simul) {
+            marg_get(p, x, key, &v, &w);
+        } else {
+            uint32_t c = mv < scap && sgen[mv] == gen ? slot[mv] : NIL;
+            if (c != NIL) {
+                if (solver && solved_offer(e, &am, c, r, mv, lostvisit)) continue;
+                v = ld32(&nodes[c].visits);
+                w = ldf(&W[(size_t)c * k + r]);
+                if (virt) v += __atomic_load_n(&nodes[c].flight, __ATOMIC_RELAXED); /* virtual loss */
+            }
         }
-        argmax_offer(&am, &e->rng, mv, move_value(e, SEL_GRAVE, bias, v, w, ap, aw, lnV, cx));
+        argmax_offer(&am, &e->rng, mv, move_value(e, sel, bias, v, w, ap, aw, lnV, cx));
     }
     return am.pick;
 }
@@ -791,39 +808,10 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
      * GRAVE played had kept 10-270 of about 5,000 visits in the opening) */
     bool opp_root = x == e->root && r != e->role && e->n_legal[e->role] < 2; /* our own move forced */
     double cx = opp_root && e->spec->oppc >= 0 ? e->spec->oppc : e->spec->c;
-    const move_id_t *m = e->legal[r];
-    argmax_t am = {-INFINITY, m[0], 0};
-    /* Loop invariants in locals: argmax_offer may call the RNG, after which
-     * the compiler reloads whatever it cannot prove unchanged. */
-    pool_t *p = e->pool;
-    keys_t *ks = e->keys;
-    uint32_t n = e->n_legal[r];
-    bool amaf = sel_amaf(e->v->sel), dense = amaf && p->K, solver = e->solver, lostvisit = e->spec->lostvisit;
-    bool virt = e->mu != NULL;
     sel_kind_t sel = e->v->sel;
-    double bias = e->spec->bias;
-    const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
-    if (sel == SEL_GRAVE && dense && !simul && !virt) return select_grave_dense(e, r, row, lnV, cx);
-    bool keyed = amaf || simul; /* UCT at a turn-taking node reads no key */
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t key = keyed ? keys_of(ks, r, m[i]) : 0, v = 0, ap = 0;
-        float w = 0, aw = 0;
-        if (dense) amaf_row_get(p, row, key, &ap, &aw);
-        else if (amaf) amaf_get(p, rho, key, &ap, &aw);
-        if (simul) {
-            marg_get(p, x, key, &v, &w);
-        } else {
-            uint32_t c = slot_get(e, m[i]);
-            if (c != NIL && solver && solved_offer(e, &am, c, r, m[i], lostvisit)) continue;
-            if (c != NIL) {
-                v = node_visits(p, c);
-                w = ldf(&pool_w(p, c)[r]);
-                if (virt) v += __atomic_load_n(&p->nodes[c].flight, __ATOMIC_RELAXED); /* virtual loss */
-            }
-        }
-        argmax_offer(&am, &e->rng, m[i], move_value(e, sel, bias, v, w, ap, aw, lnV, cx));
-    }
-    return am.pick;
+    bool dense = sel_amaf(sel) && e->pool->K, virt = e->mu != NULL;
+    if (sel == SEL_GRAVE && dense && !simul && !virt) return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false);
+    return select_loop(e, x, r, rho, lnV, cx, sel, simul, dense, virt);
 }
 
 /* Choose the joint move at tree node x (the current state) into e->joint;
