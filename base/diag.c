@@ -21,7 +21,10 @@ static src_t *src_adopt(const char *name, char *text, size_t len)
 
 src_t *src_new(const char *name, const char *text, size_t len) { return src_adopt(name, xstrndup(text, len), len); }
 
-src_t *src_read_file(const char *path, const char **err)
+/* text: refuse a NUL byte as soon as it is read (rules and traces are
+ * text: /dev/zero or a binary given by mistake fails at its first block,
+ * not after 2 GB). */
+static src_t *src_read(const char *path, const char **err, bool text)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -39,6 +42,12 @@ src_t *src_read_file(const char *path, const char **err)
     char *buf = xmalloc(cap);
     for (;;) {
         size_t n = fread(buf + len, 1, cap - len, f);
+        if (text && memchr(buf + len, '\0', n)) {
+            *err = "not a text file (it holds a NUL byte)";
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
         len += n;
         if (n == 0) break;
         if (len == cap) {
@@ -63,6 +72,9 @@ src_t *src_read_file(const char *path, const char **err)
     buf[len] = '\0';
     return src_adopt(path, buf, len);
 }
+
+src_t *src_read_file(const char *path, const char **err) { return src_read(path, err, false); }
+src_t *src_read_text_file(const char *path, const char **err) { return src_read(path, err, true); }
 
 void src_free(src_t *s)
 {

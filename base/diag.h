@@ -32,6 +32,9 @@ src_t *src_new(const char *name, const char *text, size_t len);
 /* Read a whole file. On failure returns NULL and sets *err to a static
  * description (strerror). */
 src_t *src_read_file(const char *path, const char **err);
+/* The same for a text (rules, traces): a NUL byte fails the read as soon
+ * as it is read, "not a text file". */
+src_t *src_read_text_file(const char *path, const char **err);
 void src_free(src_t *s);
 /* 1-based line and column of a byte offset (column counts bytes). */
 void src_locate(src_t *s, uint32_t off, uint32_t *line, uint32_t *col);

@@ -15,7 +15,7 @@ bool gdl_load_file(const char *path, diag_t *d, gdl_loaded_t *l, const char **er
 {
     *l = (gdl_loaded_t){0};
     uint64_t t0 = clock_now_ns();
-    l->src = src_read_file(path, err);
+    l->src = src_read_text_file(path, err);
     if (!l->src) return false;
     parse_and_validate(l, d, t0);
     return true;

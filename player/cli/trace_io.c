@@ -371,7 +371,7 @@ int trace_read(const char *path, canon_t *c, diag_t *d, trace_t *t)
 {
     *t = (trace_t){0};
     const char *err;
-    src_t *src = src_read_file(path, &err);
+    src_t *src = src_read_text_file(path, &err);
     if (!src) {
         diag_error(d, NULL, 0, "cannot read %s: %s", path, err);
         return 2;

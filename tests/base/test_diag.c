@@ -1,9 +1,12 @@
 /* test_diag.c - source texts and the diagnostics sink (base/diag.h): the
  * format `file:line:col: error: message`, the source line and caret, line
- * ends, counts, the error limit and location-less messages. */
+ * ends, counts, the error limit and location-less messages; reading a
+ * file as text. */
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/diag.h"
 
@@ -99,6 +102,48 @@ static void test_error_limit_and_counting_only(void **state)
     assert_int_equal(quiet.errors, 1);
 }
 
+/* A text reader refuses a NUL byte where it reads it: a binary or a
+ * device of zeros given as a rule file fails at its first block instead
+ * of reading up to the 2 GB limit. The plain reader keeps every byte. */
+static void test_text_file_refuses_nul(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ggp_test_diag_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char bytes[] = "(role a)\n\0(role b)\n";
+    assert_int_equal(write(fd, bytes, sizeof bytes - 1), (ssize_t)(sizeof bytes - 1));
+    close(fd);
+    const char *err = NULL;
+    assert_null(src_read_text_file(path, &err));
+    assert_string_equal(err, "not a text file (it holds a NUL byte)");
+    src_t *s = src_read_file(path, &err);
+    assert_non_null(s);
+    assert_int_equal(s->len, sizeof bytes - 1);
+    assert_memory_equal(s->text, bytes, sizeof bytes - 1);
+    src_free(s);
+    unlink(path);
+
+    /* without a NUL the two readers agree */
+    strcpy(path, "/tmp/ggp_test_diag_XXXXXX");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "(role a)\n", 9), 9);
+    close(fd);
+    s = src_read_text_file(path, &err);
+    assert_non_null(s);
+    assert_int_equal(s->len, 9);
+    assert_string_equal(s->text, "(role a)\n");
+    src_free(s);
+    unlink(path);
+
+    err = NULL;
+    if (access("/dev/zero", R_OK) == 0) {
+        assert_null(src_read_text_file("/dev/zero", &err));
+        assert_string_equal(err, "not a text file (it holds a NUL byte)");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -107,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_levels_and_no_source),
         cmocka_unit_test(test_locate_line_ends),
         cmocka_unit_test(test_error_limit_and_counting_only),
+        cmocka_unit_test(test_text_file_refuses_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
