@@ -480,13 +480,13 @@ static uint64_t static_budget_ms(const game_options_t *opt)
     return ms;
 }
 
-/* The error of a static phase stopped by its budget, at the first rule of
- * the relation it was computing. */
+/* The error of a static phase stopped by its budget, at the rule it was
+ * joining (else the first rule of the relation it was computing). */
 static void static_over_budget(const evaluator_t *ev, const program_t *p, const game_options_t *opt, diag_t *d)
 {
     char name[160];
     eval_blame_name(ev, name, sizeof name);
-    uint32_t off = eval_rel_src_off(ev, ev->blame_rel);
+    uint32_t off = eval_blame_src_off(ev);
     src_t *src = off == UINT32_MAX ? NULL : p->src;
     if (!*name)
         diag_error(d, NULL, 0, "the static relations of the rules take longer than %llu ms to compute",

@@ -209,6 +209,7 @@ void eval_init(evaluator_t *ev, const rules_t *r, term_store_t *ts, relstore_t *
     ev->own = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *ev->own);
     ev->delta_lit = NONE32;
     ev->cur_rel = ev->blame_rel = REL_NONE;
+    ev->cur_rule = ev->blame_rule = NULL;
     for (uint32_t i = 0; i < r->n_rels; i++) {
         if (r->rels[i].arity > ev->max_arity) ev->max_arity = r->rels[i].arity;
         relstore_init(&ev->own[i], r->rels[i].arity, ts);
@@ -420,9 +421,11 @@ static void note_stored(evaluator_t *ev, const relstore_t *s, uint32_t rel)
     if ((over_mem || (ev->member_limit && s->n > ev->member_limit)) && ev->r->rels[rel].member && !ev->aborted) {
         ev->aborted = ev->over_member = true;
         ev->blame_rel = rel;
+        ev->blame_rule = ev->cur_rule;
     } else if (over_mem && !ev->aborted) {
         ev->aborted = ev->over_mem = true;
         ev->blame_rel = rel;
+        ev->blame_rule = ev->cur_rule;
     }
 }
 
@@ -456,7 +459,16 @@ static bool budget_ok(evaluator_t *ev)
         if (deadline_passed(ev->deadline) || (ev->work_limit && ev->work > ev->work_limit) ||
             (ev->cancel && atomic_load_explicit(ev->cancel, memory_order_relaxed))) {
             ev->aborted = true;
-            if (ev->blame_rel == REL_NONE) ev->blame_rel = ev->cur_rel;
+            /* the rule being joined and its head: in a recursive component
+             * (the relaxed program's next, legal, does and true are one)
+             * the component's first head says little (an auxiliary
+             * relation of a decomposed join has no name: then that) */
+            if (!ev->blame_rule) ev->blame_rule = ev->cur_rule;
+            if (ev->blame_rel == REL_NONE) {
+                uint32_t h = ev->cur_rule ? ev->cur_rule->head_rel : REL_NONE;
+                bool named = h != REL_NONE && (ev->r->rels[h].name != SYM_NONE || ev->r->rels[h].tabled);
+                ev->blame_rel = named ? h : ev->cur_rel;
+            }
         }
     }
     return !ev->aborted;
@@ -483,6 +495,7 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
     demand_memo_t *dm = &ev->dm[rel];
     tid_t *saved_vals = ev->vals;
     uint32_t saved_delta = ev->delta_lit, saved_active = dm->active, saved_rel = ev->cur_rel;
+    const crule_t *saved_rule = ev->cur_rule;
     ev->delta_lit = NONE32;
     ev->cur_rel = rel;
     for (uint32_t i = 0; i < R->n_rules_of && !ev->aborted; i++) {
@@ -498,6 +511,7 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
         for (uint32_t a = 0, j = 0; a < R->arity && ok; a++)
             if (R->demand_mask >> a & 1) ok = match(ev, c->head[a], key[j++], trail, &tp);
         dm->active = call; /* nested calls of rel change it */
+        ev->cur_rule = c;
         if (ok) join(ev, c, &c->qplan, 0);
         scratch_put(ev, 2 * nv);
     }
@@ -505,6 +519,7 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
     ev->vals = saved_vals;
     ev->delta_lit = saved_delta;
     ev->cur_rel = saved_rel;
+    ev->cur_rule = saved_rule;
 }
 
 static void set_status(demand_memo_t *dm, uint32_t call, uint8_t st, uint32_t low)
@@ -804,7 +819,9 @@ static void join(evaluator_t *ev, const crule_t *c, const corder_t *plan, uint32
 static void run_rule(evaluator_t *ev, const crule_t *c, const corder_t *plan)
 {
     memset(ev->vals, 0, (c->n_vars + 1) * sizeof *ev->vals);
+    ev->cur_rule = c;
     join(ev, c, plan, 0);
+    ev->cur_rule = NULL;
 }
 
 /* Evaluate the rules [lo, hi) of one component. */
@@ -900,6 +917,12 @@ const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len)
 }
 
 uint32_t eval_rel_size(const evaluator_t *ev, uint32_t rel) { return rel < ev->r->n_rels ? ev->store[rel]->n : 0; }
+
+uint32_t eval_blame_src_off(const evaluator_t *ev)
+{
+    if (ev->blame_rule && ev->blame_rule->src_off != UINT32_MAX) return ev->blame_rule->src_off;
+    return eval_rel_src_off(ev, ev->blame_rel);
+}
 
 uint32_t eval_rel_src_off(const evaluator_t *ev, uint32_t rel)
 {

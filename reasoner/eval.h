@@ -145,6 +145,9 @@ typedef struct evaluator {
      * none. progress, when set, hears of each relation computed (a
      * watcher's 'loading' line). */
     uint32_t cur_rel, blame_rel;
+    /* The rule being joined, and the one to blame once aborted (NULL:
+     * none): a grounding that runs out of time or memory names it. */
+    const crule_t *cur_rule, *blame_rule;
     game_progress_t *progress;
     bool aborted;
     /* semi-naive: current delta literal */
@@ -177,6 +180,9 @@ bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to);
 const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len);
 /* Tuples stored so far for relation rel. */
 uint32_t eval_rel_size(const evaluator_t *ev, uint32_t rel);
+/* Source offset of the rule to blame for an aborted evaluation (the one
+ * being joined; else the first of the relation to blame), or UINT32_MAX. */
+uint32_t eval_blame_src_off(const evaluator_t *ev);
 /* Source offset of the first rule of rel (the relation an adorned copy
  * copies), or UINT32_MAX. */
 uint32_t eval_rel_src_off(const evaluator_t *ev, uint32_t rel);

@@ -172,6 +172,7 @@ static void record(void *ud, const crule_t *c, const tid_t *vals, const uint32_t
         gr->over = true;
         gr->ev->aborted = true;
         gr->ev->blame_rel = c->head_rel;
+        gr->ev->blame_rule = c;
     }
 }
 
@@ -255,9 +256,18 @@ again:;
     bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
     if (!ok) {
         const evaluator_t *at = static_ok ? &rel : &stat;
-        char name[160], where[200] = "";
+        char name[160], rule[256] = "", where[480] = "";
+        /* Where the rules blow up: the rule being joined, so that its
+         * author sees which join to factor (chess.kif's check rules). */
+        uint32_t off = eval_blame_src_off(at);
+        if (off != UINT32_MAX && p->src) {
+            uint32_t line, col;
+            src_locate(p->src, off, &line, &col);
+            snprintf(rule, sizeof rule, ", in its rule at %s:%u:%u", p->src->name, line, col);
+        }
         if (*eval_blame_name(at, name, sizeof name))
-            snprintf(where, sizeof where, " (at relation '%s', %u tuples)", name, eval_rel_size(at, at->blame_rel));
+            snprintf(where, sizeof where, " (at relation '%s', %u tuples%s)", name, eval_rel_size(at, at->blame_rel),
+                     rule);
         if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
         else if (gr.over || at->over_mem)
             snprintf(reason, reason_len, "grounding needs more than %zu MB%s", opt->ground_mb, where);

@@ -14,6 +14,9 @@
  *   - huge_free.kif: a relation of 9^8 tuples asked with free arguments
  *     is computed in full: the memory and the time budgets stop the load
  *     with an error naming it, at its rule, within the time bound;
+ *   - huge_ground.kif: a non-static rule of 10^6 relaxed instances: the
+ *     propnet's grounding stops at its memory or time budget with an
+ *     error naming the relation and the rule being joined (file:line:col);
  *   - the corpus sudoku loads within a few seconds (skipped without
  *     the corpus). */
 #include "testutil.h"
@@ -183,6 +186,39 @@ static void test_free_auto_budget(void **state)
     over_budget(&opt, "exceeds the memory budget of 32 MB", 20000);
 }
 
+/* huge_ground.kif on the propnet alone: no game, and the reason names
+ * wide/6 and its rule, line 10. */
+static void ground_over_budget(const game_options_t *opt, const char *needle)
+{
+    tu_rules_t l;
+    const char *path = GGP_SOURCE_DIR "/tests/reasoner/huge_ground.kif";
+    tu_rules_file(path, &l);
+    char *text, rule[4200];
+    double ms;
+    game_t *g = compile(&l, opt, &text, &ms);
+    assert_null(g);
+    snprintf(rule, sizeof rule, "(at relation 'wide/6', ");
+    if (!strstr(text, needle) || !strstr(text, rule)) fail_msg("expected '%s' and '%s' in: %s", needle, rule, text);
+    snprintf(rule, sizeof rule, " tuples, in its rule at %s:10:1)", path);
+    if (!strstr(text, rule)) fail_msg("expected '%s' in: %s", rule, text);
+    free(text);
+    tu_rules_free(&l);
+}
+
+static void test_ground_memory_budget(void **state)
+{
+    (void)state;
+    game_options_t opt = {.engine = ENGINE_PROPNET, .ground_mb = 8, .quiet = true};
+    ground_over_budget(&opt, "grounding needs more than 8 MB");
+}
+
+static void test_ground_time_budget(void **state)
+{
+    (void)state;
+    game_options_t opt = {.engine = ENGINE_PROPNET, .ground_ms = 100, .ground_mb = 1 << 20, .quiet = true};
+    ground_over_budget(&opt, "grounding takes longer than 100 ms");
+}
+
 static void test_corpus_sudoku(void **state)
 {
     (void)state;
@@ -212,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_member_low_propnet), cmocka_unit_test(test_member_low_auto),
         cmocka_unit_test(test_free_memory_budget),
         cmocka_unit_test(test_free_time_budget),  cmocka_unit_test(test_free_auto_budget),
+        cmocka_unit_test(test_ground_memory_budget), cmocka_unit_test(test_ground_time_budget),
         cmocka_unit_test(test_corpus_sudoku),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
