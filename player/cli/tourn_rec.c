@@ -3,6 +3,7 @@
 #include "player/cli/tourn_rec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -659,6 +660,35 @@ FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
         return NULL;
     }
     return f;
+}
+
+bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
+{
+    struct stat mine, there;
+    if (fstat(fileno(f), &mine) != 0 || !S_ISREG(mine.st_mode)) return true;
+    if (stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino) return true;
+    out_file_t o;
+    if (!out_file_open(&o, cmd, path)) return false;
+    trec_write_head(r, o.f);
+    uint32_t n = 0;
+    for (size_t i = 0; i < r->n_pts * r->m.games; i++)
+        if (r->games[i].done) {
+            trec_write_row(r, i, o.f);
+            n++;
+        }
+    if (!out_file_commit(&o)) return false;
+    fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it: written again with the %u games finished so far\n",
+            cmd, path, n);
+    /* the new file under f's descriptor (f was flushed with its row, and
+     * appends: its position does not matter), so that f stays f */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 || dup2(fd, fileno(f)) < 0) {
+        fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    close(fd);
+    return true;
 }
 
 FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)

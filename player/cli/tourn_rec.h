@@ -161,5 +161,13 @@ FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path);
  * writing) is cut off: that game is played again. Returns the CSV open
  * for appending, or NULL (message printed). */
 FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path);
+/* After a row is appended to f, the CSV at path: when path no longer names
+ * the file f writes (removed, or replaced by a `git checkout` or `git
+ * stash` while the run went on), the rows would go to a file no one can
+ * read. Then the CSV is written again at path (atomically) with r's head
+ * and every finished game, and f pointed at it (the same FILE, so its
+ * owner still closes it); a warning says so. False (message printed) if
+ * that fails. A stream that is not a regular file is left alone. */
+bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f);
 
 #endif
