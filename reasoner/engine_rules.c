@@ -495,12 +495,12 @@ static void static_over_budget(const evaluator_t *ev, const program_t *p, const 
         diag_error(d, src, off,
                    "relation '%s' exceeds the memory budget of %zu MB (%u tuples) while loading: some rule asks "
                    "it with arguments unbound, so it is computed in full (--memory raises the budget)",
-                   name, static_mb(opt), eval_rel_size(ev, ev->blame_rel));
+                   name, static_mb(opt), eval_rel_size(ev, eval_blame_rel(ev)));
     else
         diag_error(d, src, off,
                    "relation '%s' is still being computed (%u tuples) when the load budget of %llu ms runs out "
                    "(--load-ms raises the budget)",
-                   name, eval_rel_size(ev, ev->blame_rel), (unsigned long long)static_budget_ms(opt));
+                   name, eval_rel_size(ev, eval_blame_rel(ev)), (unsigned long long)static_budget_ms(opt));
 }
 
 /* The rules game of p compiled with flags. A program with goal-directed

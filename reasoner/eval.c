@@ -461,14 +461,10 @@ static bool budget_ok(evaluator_t *ev)
             ev->aborted = true;
             /* the rule being joined and its head: in a recursive component
              * (the relaxed program's next, legal, does and true are one)
-             * the component's first head says little (an auxiliary
-             * relation of a decomposed join has no name: then that) */
+             * the component's first head says little (eval_blame_rel
+             * names an auxiliary head by its source rule's) */
             if (!ev->blame_rule) ev->blame_rule = ev->cur_rule;
-            if (ev->blame_rel == REL_NONE) {
-                uint32_t h = ev->cur_rule ? ev->cur_rule->head_rel : REL_NONE;
-                bool named = h != REL_NONE && (ev->r->rels[h].name != SYM_NONE || ev->r->rels[h].tabled);
-                ev->blame_rel = named ? h : ev->cur_rel;
-            }
+            if (ev->blame_rel == REL_NONE) ev->blame_rel = ev->cur_rule ? ev->cur_rule->head_rel : ev->cur_rel;
         }
     }
     return !ev->aborted;
@@ -904,14 +900,36 @@ bool eval_run_phase(evaluator_t *ev, phase_t phase) { return eval_run_phases(ev,
 
 tid_t eval_build_term(evaluator_t *ev, const pat_t *p) { return build(ev, p, true); }
 
+/* rel, or the relation it copies per call pattern, if that has a name;
+ * else REL_NONE (an auxiliary relation of a decomposed join or a
+ * projection has none). */
+static uint32_t named_rel(const rules_t *r, uint32_t rel)
+{
+    if (rel >= r->n_rels) return REL_NONE;
+    if (r->rels[rel].tabled && r->rels[rel].orig < r->n_rels) rel = r->rels[rel].orig;
+    return r->rels[rel].name != SYM_NONE ? rel : REL_NONE;
+}
+
+uint32_t eval_blame_rel(const evaluator_t *ev)
+{
+    const rules_t *r = ev->r;
+    uint32_t rel = named_rel(r, ev->blame_rel);
+    const crule_t *c = ev->blame_rule;
+    /* an auxiliary head: the named head of the source rule it was split from */
+    if (rel == REL_NONE && c && c->src_off != UINT32_MAX)
+        for (uint32_t i = 0; i < r->n_rules && rel == REL_NONE; i++)
+            if (r->rules[i].src_off == c->src_off) rel = named_rel(r, r->rules[i].head_rel);
+    return rel;
+}
+
 const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len)
 {
-    if (ev->blame_rel == REL_NONE || ev->blame_rel >= ev->r->n_rels) {
+    uint32_t rel = eval_blame_rel(ev);
+    if (rel == REL_NONE) {
         snprintf(buf, len, "%s", "");
         return buf;
     }
-    const crel_t *R = &ev->r->rels[ev->blame_rel];
-    if (R->tabled && R->orig < ev->r->n_rels) R = &ev->r->rels[R->orig]; /* a copy per call pattern has no name */
+    const crel_t *R = &ev->r->rels[rel];
     snprintf(buf, len, "%s/%u", symtab_spelling(ev->r->syms, R->name), R->arity);
     return buf;
 }

@@ -178,6 +178,9 @@ bool eval_run_phases(evaluator_t *ev, phase_t from, phase_t to);
 /* "name/arity" of the relation to blame for an aborted evaluation (its
  * spelling; "" if none), into buf. */
 const char *eval_blame_name(const evaluator_t *ev, char *buf, size_t len);
+/* That relation (a named one: an auxiliary head is named by the source
+ * rule it was split from), or REL_NONE. */
+uint32_t eval_blame_rel(const evaluator_t *ev);
 /* Tuples stored so far for relation rel. */
 uint32_t eval_rel_size(const evaluator_t *ev, uint32_t rel);
 /* Source offset of the rule to blame for an aborted evaluation (the one

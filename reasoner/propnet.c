@@ -266,8 +266,10 @@ again:;
             snprintf(rule, sizeof rule, ", in its rule at %s:%u:%u", p->src->name, line, col);
         }
         if (*eval_blame_name(at, name, sizeof name))
-            snprintf(where, sizeof where, " (at relation '%s', %u tuples%s)", name, eval_rel_size(at, at->blame_rel),
+            snprintf(where, sizeof where, " (at relation '%s', %u tuples%s)", name, eval_rel_size(at, eval_blame_rel(at)),
                      rule);
+        else if (*rule)
+            snprintf(where, sizeof where, " (%s)", rule + 2);
         if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
         else if (gr.over || at->over_mem)
             snprintf(reason, reason_len, "grounding needs more than %zu MB%s", opt->ground_mb, where);

@@ -17,6 +17,8 @@
  *   - huge_ground.kif: a non-static rule of 10^6 relaxed instances: the
  *     propnet's grounding stops at its memory or time budget with an
  *     error naming the relation and the rule being joined (file:line:col);
+ *   - huge_aux.kif: the same in an auxiliary relation split from a rule:
+ *     the rule's own relation is named;
  *   - the corpus sudoku loads within a few seconds (skipped without
  *     the corpus). */
 #include "testutil.h"
@@ -186,20 +188,22 @@ static void test_free_auto_budget(void **state)
     over_budget(&opt, "exceeds the memory budget of 32 MB", 20000);
 }
 
-/* huge_ground.kif on the propnet alone: no game, and the reason names
- * wide/6 and its rule, line 10. */
-static void ground_over_budget(const game_options_t *opt, const char *needle)
+/* tests/reasoner/NAME on the propnet alone: no game, and the reason
+ * names relation rel and its rule at line. */
+static void ground_over_budget(const game_options_t *opt, const char *name, const char *needle, const char *rel,
+                               int line)
 {
     tu_rules_t l;
-    const char *path = GGP_SOURCE_DIR "/tests/reasoner/huge_ground.kif";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/reasoner/%s", GGP_SOURCE_DIR, name);
     tu_rules_file(path, &l);
     char *text, rule[4200];
     double ms;
     game_t *g = compile(&l, opt, &text, &ms);
     assert_null(g);
-    snprintf(rule, sizeof rule, "(at relation 'wide/6', ");
+    snprintf(rule, sizeof rule, "(at relation '%s', ", rel);
     if (!strstr(text, needle) || !strstr(text, rule)) fail_msg("expected '%s' and '%s' in: %s", needle, rule, text);
-    snprintf(rule, sizeof rule, " tuples, in its rule at %s:10:1)", path);
+    snprintf(rule, sizeof rule, " tuples, in its rule at %s:%d:1)", path, line);
     if (!strstr(text, rule)) fail_msg("expected '%s' in: %s", rule, text);
     free(text);
     tu_rules_free(&l);
@@ -209,14 +213,23 @@ static void test_ground_memory_budget(void **state)
 {
     (void)state;
     game_options_t opt = {.engine = ENGINE_PROPNET, .ground_mb = 8, .quiet = true};
-    ground_over_budget(&opt, "grounding needs more than 8 MB");
+    ground_over_budget(&opt, "huge_ground.kif", "grounding needs more than 8 MB", "wide/6", 10);
 }
 
 static void test_ground_time_budget(void **state)
 {
     (void)state;
     game_options_t opt = {.engine = ENGINE_PROPNET, .ground_ms = 100, .ground_mb = 1 << 20, .quiet = true};
-    ground_over_budget(&opt, "grounding takes longer than 100 ms");
+    ground_over_budget(&opt, "huge_ground.kif", "grounding takes longer than 100 ms", "wide/6", 10);
+}
+
+/* Stopped in the join of an auxiliary relation (no name of its own): the
+ * relation named is the one of the rule it was split from. */
+static void test_ground_time_budget_aux(void **state)
+{
+    (void)state;
+    game_options_t opt = {.engine = ENGINE_PROPNET, .ground_ms = 100, .ground_mb = 1 << 20, .quiet = true};
+    ground_over_budget(&opt, "huge_aux.kif", "grounding takes longer than 100 ms", "spread/1", 10);
 }
 
 static void test_corpus_sudoku(void **state)
@@ -249,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_free_memory_budget),
         cmocka_unit_test(test_free_time_budget),  cmocka_unit_test(test_free_auto_budget),
         cmocka_unit_test(test_ground_memory_budget), cmocka_unit_test(test_ground_time_budget),
+        cmocka_unit_test(test_ground_time_budget_aux),
         cmocka_unit_test(test_corpus_sudoku),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
