@@ -56,7 +56,9 @@ static void *worker(void *arg)
         /* Appended and synced at once: a kill loses no finished game. */
         if (t->csv) {
             trec_write_row(t->rec, i, t->csv);
-            if (!out_stream_sync(t->csv, t->cmd, t->csv_path) || !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv)) {
+            if (out_stream_sync(t->csv, t->cmd, t->csv_path)) {
+                trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv);
+            } else {
                 atomic_store(&t->stop, true);
                 t->csv = NULL; /* reported once; closed by the caller */
             }

@@ -662,33 +662,38 @@ FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
     return f;
 }
 
-bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
+void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
 {
     struct stat mine, there;
-    if (fstat(fileno(f), &mine) != 0 || !S_ISREG(mine.st_mode)) return true;
-    if (stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino) return true;
+    if (fstat(fileno(f), &mine) != 0 || !S_ISREG(mine.st_mode)) return;
+    if (stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino) return;
+    /* Not stopping the run when this fails (its folder removed, say): the
+     * games are in r, the summary is printed at the end, and the next
+     * row tries again. */
     out_file_t o;
-    if (!out_file_open(&o, cmd, path)) return false;
-    trec_write_head(r, o.f);
     uint32_t n = 0;
-    for (size_t i = 0; i < r->n_pts * r->m.games; i++)
-        if (r->games[i].done) {
-            trec_write_row(r, i, o.f);
-            n++;
-        }
-    if (!out_file_commit(&o)) return false;
-    fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it: written again with the %u games finished so far\n",
-            cmd, path, n);
+    bool ok = out_file_open(&o, cmd, path);
+    if (ok) {
+        trec_write_head(r, o.f);
+        for (size_t i = 0; i < r->n_pts * r->m.games; i++)
+            if (r->games[i].done) {
+                trec_write_row(r, i, o.f);
+                n++;
+            }
+        ok = out_file_commit(&o);
+    }
     /* the new file under f's descriptor (f was flushed with its row, and
      * appends: its position does not matter), so that f stays f */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
     if (fd < 0 || dup2(fd, fileno(f)) < 0) {
-        fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
-        if (fd >= 0) close(fd);
-        return false;
+        if (ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it, and could not be "
+                        "written again: trying after the next game\n", cmd, path);
+    } else {
+        fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it: written again "
+                        "with the %u games finished so far\n", cmd, path, n);
     }
-    close(fd);
-    return true;
+    if (fd >= 0) close(fd);
 }
 
 FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)

@@ -166,8 +166,9 @@ FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path);
  * stash` while the run went on), the rows would go to a file no one can
  * read. Then the CSV is written again at path (atomically) with r's head
  * and every finished game, and f pointed at it (the same FILE, so its
- * owner still closes it); a warning says so. False (message printed) if
- * that fails. A stream that is not a regular file is left alone. */
-bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f);
+ * owner still closes it); a warning says so. If that fails, the run goes
+ * on (warned) and the next row tries again. A stream that is not a
+ * regular file is left alone. */
+void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f);
 
 #endif

@@ -14,6 +14,7 @@
 #include "testutil.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -375,7 +376,8 @@ static void test_shard_kill_resume(void **state)
  * old one unlinked): the rows that follow would go to the unlinked file.
  * The run writes the CSV again at its path with every game finished and
  * appends there: at the end it holds each game once, as an undisturbed
- * run of the same seed does. */
+ * run of the same seed does. With its folder removed it cannot: the run
+ * warns and still ends with its result line. */
 static void test_csv_replaced_while_running(void **state)
 {
     (void)state;
@@ -414,6 +416,26 @@ static void test_csv_replaced_while_running(void **state)
     free(whole);
     free(moved);
     free(old);
+    free(text);
+
+    /* its folder removed: the CSV cannot be written again, and the run
+     * goes on to its result line, warning at each game */
+    assert_int_equal(mkdir(path("gone"), 0755), 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec %s %s --csv gone/t.csv 2>gone.err >gone.out", dir, GGP_BIN, args);
+    pid = tu_spawn(cmd);
+    text = tu_wait_lines(path("gone/t.csv"), 3, 60000);
+    assert_non_null(text);
+    running = waitpid(pid, &st, WNOHANG) == 0;
+    assert_int_equal(unlink(path("gone/t.csv")), 0);
+    assert_int_equal(rmdir(path("gone")), 0);
+    if (running) assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    char *gone = read_file("gone.out");
+    assert_non_null(strstr(gone, "result games=4 "));
+    err = read_file("gone.err");
+    if (running) assert_non_null(strstr(err, "gone/t.csv was removed or replaced while this run appended to it, and could not be written again"));
+    free(err);
+    free(gone);
     free(text);
 }
 
