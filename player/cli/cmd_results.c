@@ -162,9 +162,7 @@ static void print_seats(const trec_t *r, size_t p)
 /* The merged per-game CSV: the unsharded run's, rows in game order. */
 static bool write_games(const trec_t *r, out_file_t *o)
 {
-    trec_write_head(r, o->f);
-    for (size_t i = 0; i < r->n_pts * r->m.games; i++)
-        if (r->games[i].done) trec_write_row(r, i, o->f);
+    trec_write_games(r, o->f);
     return out_file_commit(o);
 }
 

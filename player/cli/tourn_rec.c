@@ -662,6 +662,18 @@ FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
     return f;
 }
 
+uint32_t trec_write_games(const trec_t *r, FILE *out)
+{
+    uint32_t n = 0;
+    trec_write_head(r, out);
+    for (size_t i = 0; i < r->n_pts * r->m.games; i++)
+        if (r->games[i].done) {
+            trec_write_row(r, i, out);
+            n++;
+        }
+    return n;
+}
+
 void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
 {
     struct stat mine, there;
@@ -674,12 +686,7 @@ void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     uint32_t n = 0;
     bool ok = out_file_open(&o, cmd, path);
     if (ok) {
-        trec_write_head(r, o.f);
-        for (size_t i = 0; i < r->n_pts * r->m.games; i++)
-            if (r->games[i].done) {
-                trec_write_row(r, i, o.f);
-                n++;
-            }
+        n = trec_write_games(r, o.f);
         ok = out_file_commit(&o);
     }
     /* the new file under f's descriptor (f was flushed with its row, and

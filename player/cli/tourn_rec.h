@@ -122,6 +122,9 @@ int trec_csv_split(char *line, char **f, int max);
 void trec_write_head(const trec_t *r, FILE *out);
 /* The row of game i (p * games + k). */
 void trec_write_row(const trec_t *r, size_t i, FILE *out);
+/* The whole per-game CSV: the head, then every finished game's row in
+ * game order. Returns the rows written. */
+uint32_t trec_write_games(const trec_t *r, FILE *out);
 
 /* Metadata that differs: NULL if none, else what (for "another --seed").
  * with_shard compares the shard too (resuming one file). */
