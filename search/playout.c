@@ -247,9 +247,14 @@ static int decisive_pays(engine_t *e, deadline_t search_dl, const atomic_bool *s
     uint32_t playouts = 0, plies = 0, missed = 0, states = 0;
     bool wide = false;
     /* At most DECIDE_MAX_MS in all, over the searches whose own time cut
-     * the sample, and at most half of what is left of this search. */
+     * the sample, and at most half of what is left of this search. A
+     * search by budget alone (playouts=, no deadline, no stop flag) is
+     * not timed: the states cap alone bounds its sample, so that the same
+     * seed and budget decide alike on a slow reasoner too (its choice
+     * differed from run to run). */
     uint64_t t0 = clock_now_ns(), cap_ns = (uint64_t)DECIDE_MAX_MS * 1000000;
-    deadline_t dl = deadline_at_ns(t0 + (ps->decide_ns < cap_ns ? cap_ns - ps->decide_ns : 0));
+    bool timed = e->spec->seconds > 0 || search_dl.at_ns || stop;
+    deadline_t dl = timed ? deadline_at_ns(t0 + (ps->decide_ns < cap_ns ? cap_ns - ps->decide_ns : 0)) : deadline_none();
     if (search_dl.at_ns) search_dl.at_ns = search_dl.at_ns > t0 ? t0 + (search_dl.at_ns - t0) / 2 : t0;
     while (playouts < DECIDE_PLAYOUTS && plies < DECIDE_PLIES && !wide) {
         game_initial(e->ctx, s);
