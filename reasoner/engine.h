@@ -56,6 +56,7 @@ struct game {
     tid_t *role_terms;
     char **role_names;   /* spelling */
     engine_kind_t kind;  /* set by propnet_try, rules_engine_compile, game_native_new */
+    bool history_ordered; /* game_history_ordered (native games say) */
     game_stats_t stats;
 };
 
@@ -63,6 +64,7 @@ struct game_ctx {
     const game_t *g;
     game_state_t *cur;
     bool scratch; /* game_ctx_scratch: its states are not returned to */
+    bool once;    /* game_ctx_visit_state: the current state is not returned to */
 };
 
 /* Common parts, used by the engines. */

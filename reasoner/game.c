@@ -63,6 +63,7 @@ game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
 void game_base_init(game_t *g, const game_vtbl_t *vt, const program_t *p, term_store_t *ts, const rules_t *r)
 {
     g->vt = vt;
+    g->history_ordered = false; /* sorted answers (game_history_ordered) */
     g->prog = p;
     g->ts = ts;
     g->n_roles = r->n_roles;
@@ -112,6 +113,7 @@ bool game_engine_parse(const char *s, engine_kind_t *out)
 }
 
 engine_kind_t game_engine(const game_t *g) { return g->kind; }
+bool game_history_ordered(const game_t *g) { return g->history_ordered; }
 bool game_moves_enumerable(const game_t *g)
 {
     return g->vt->moves_enumerable ? g->vt->moves_enumerable(g) : g->kind == ENGINE_PROPNET;
@@ -173,6 +175,8 @@ void game_state_copy(const game_t *g, game_state_t *dst, const game_state_t *src
     if (src->n) memcpy(dst->data, src->data, src->n * sizeof *src->data);
 }
 
+size_t game_state_bytes(const game_state_t *s) { return (size_t)s->n * sizeof *s->data; }
+
 uint64_t game_state_hash(const game_t *g, const game_state_t *s)
 {
     (void)g;
@@ -212,6 +216,7 @@ void game_ctx_base_init(game_ctx_t *c, const game_t *g)
     c->g = g;
     c->cur = game_state_new(g);
     c->scratch = false;
+    c->once = false;
 }
 
 void game_ctx_base_free(game_ctx_t *c) { game_state_free(c->cur); }
@@ -235,6 +240,14 @@ void game_initial(game_ctx_t *c, game_state_t *out) { c->g->vt->initial(c, out);
 void game_ctx_set_state(game_ctx_t *c, const game_state_t *s)
 {
     game_state_copy(c->g, c->cur, s);
+    c->once = false;
+    c->g->vt->state_changed(c);
+}
+
+void game_ctx_visit_state(game_ctx_t *c, const game_state_t *s)
+{
+    game_state_copy(c->g, c->cur, s);
+    c->once = true;
     c->g->vt->state_changed(c);
 }
 

@@ -144,6 +144,13 @@ uint32_t game_num_moves(const game_t *g, uint32_t role);
  * game_num_moves is final and tables keyed by moves can be sized up front:
  * true for the propnet and native games, false for the rules engine. */
 bool game_moves_enumerable(const game_t *g);
+/* Whether a context's answers at a state come in an order of the moves
+ * that reached it (a native game says so: Go's playout candidates), so
+ * that a state set from a copy answers in another order than the same
+ * state played to. False for the GDL engines (sorted lists). The search
+ * then replays moves where it could set a cached state, to play the same
+ * games as before. */
+bool game_history_ordered(const game_t *g);
 /* The engine that runs g: ENGINE_PROPNET, ENGINE_RULES or ENGINE_NATIVE,
  * never AUTO. */
 engine_kind_t game_engine(const game_t *g);
@@ -156,6 +163,8 @@ game_state_t *game_state_new(const game_t *g);
 void game_state_free(game_state_t *s);
 void game_state_copy(const game_t *g, game_state_t *dst, const game_state_t *src);
 uint64_t game_state_hash(const game_t *g, const game_state_t *s);
+/* Bytes of s's contents (what game_state_copy copies). */
+size_t game_state_bytes(const game_state_t *s);
 bool game_state_equal(const game_t *g, const game_state_t *a, const game_state_t *b);
 /* The fluents of a state, sorted canonical text, separated by single spaces:
  * "(cell 1 1 b) (control xplayer)". canonical=false uses the rules'
@@ -186,6 +195,10 @@ const game_t *game_ctx_game(const game_ctx_t *c);
 void game_initial(game_ctx_t *c, game_state_t *out);
 /* Make a copy of s the context's current state. */
 void game_ctx_set_state(game_ctx_t *c, const game_state_t *s);
+/* Same, for a state the caller will not come back to (the search's
+ * cached tree states, handed over once per descent): the engine keeps
+ * nothing to return to it. The answers are the same either way. */
+void game_ctx_visit_state(game_ctx_t *c, const game_state_t *s);
 const game_state_t *game_ctx_state(const game_ctx_t *c);
 /* A hint for a context whose states are looked at once and left (one-ply
  * lookahead from a playout): the engine need not keep anything to come back

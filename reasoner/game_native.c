@@ -176,6 +176,7 @@ game_t *game_native_new(const native_vtbl_t *vt, void *impl, const char *const *
     game_t *g = &n->base;
     g->vt = &native_vtbl;
     g->kind = ENGINE_NATIVE;
+    g->history_ordered = vt->history_ordered;
     g->n_roles = n_roles;
     g->role_names = xcalloc(n_roles ? n_roles : 1, sizeof *g->role_names);
     for (uint32_t i = 0; i < n_roles; i++) g->role_names[i] = xstrdup(role_names[i]);

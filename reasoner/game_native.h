@@ -49,6 +49,9 @@ typedef struct native_vtbl {
      * neither), with playout_legal. */
     uint32_t (*playout_cands)(void *cx, uint32_t role, const move_id_t **moves);
     bool (*playout_accepts)(void *cx, uint32_t role, move_id_t m);
+    /* The context's answers come in an order of the history that reached
+     * the state, not of the state alone (game_history_ordered). */
+    bool history_ordered;
 } native_vtbl_t;
 
 /* A game over impl (freed by vt->destroy with the game) with roles named

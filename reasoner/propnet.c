@@ -501,8 +501,9 @@ static void ensure_state(pctx_t *c)
     /* A snapshot pays when the search comes back to the state (a tree
      * node's); a scratch context's states are seen once, and copying the
      * circuit's counters for each was half of a decisive playout's time. */
-    pn_run_set_state(c->run, c->base.cur->data, !c->played && !c->base.scratch);
+    pn_run_set_state(c->run, c->base.cur->data, !c->played && !c->base.scratch && !c->base.once);
     c->played = false;
+    c->base.once = false;
     c->state_done = true;
 }
 static void pg_initial(game_ctx_t *cc, game_state_t *out)

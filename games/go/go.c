@@ -810,6 +810,7 @@ static const native_vtbl_t go_vtbl = {
     .playout_legal = go_playout_legal,
     .playout_cands = go_playout_cands,
     .playout_accepts = go_playout_accepts,
+    .history_ordered = true, /* the candidates' order (go_set_state rebuilds it) */
 };
 
 go_params_t go_params_default(uint32_t size) { return (go_params_t){.size = size, .komi = 7.5}; }

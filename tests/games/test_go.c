@@ -82,6 +82,7 @@ static void test_roles_moves_and_names(void **state)
     assert_int_equal(game_num_moves(t.g, 0), 83); /* 81 points, pass (82 AMAF keys), noop */
     assert_true(game_moves_enumerable(t.g));
     assert_int_equal(game_engine(t.g), ENGINE_NATIVE);
+    assert_true(game_history_ordered(t.g)); /* its playout candidates: the search replays moves */
     assert_string_equal(game_move_name(t.g, 0, 81, true), "pass");
     game_state_t *all = game_state_new(t.g);
     uint32_t f[256];

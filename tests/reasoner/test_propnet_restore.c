@@ -5,7 +5,9 @@
  * copies of its running state for states set from outside and restores
  * them; this checks that path, with more states than copies so that copies
  * are replaced. A scratch context (game_ctx_scratch: no copies kept, as
- * the one-ply lookahead of a playout) must answer the same. */
+ * the one-ply lookahead of a playout) must answer the same, and so must a
+ * context sent to states with game_ctx_visit_state (nothing kept for
+ * them, as the search's cached tree states), mixed with set_state. */
 #include "testutil.h"
 
 #include "base/rng.h"
@@ -47,7 +49,9 @@ static void check_same(const char *game, const game_t *g, game_ctx_t *a, rng_t *
     game_ctx_free(f);
 }
 
-static void run_game(const char *dir, const char *name, uint64_t seed, bool scratch)
+/* mode 0: back with set_state; 1: a scratch context; 2: visit_state or
+ * set_state at random */
+static void run_game(const char *dir, const char *name, uint64_t seed, int mode)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.kif", dir, name);
@@ -66,19 +70,22 @@ static void run_game(const char *dir, const char *name, uint64_t seed, bool scra
     game_t *g = game_compile(prog, &opt, &td.d);
     tu_diag_close(&td);
     if (!g) fail_msg("the propnet does not ground %s", name); /* each listed game grounds */
+    assert_false(game_history_ordered(g)); /* sorted answers: the search may set cached states */
     {
         uint32_t nr = game_num_roles(g);
         move_id_t *joint = calloc(nr, sizeof *joint);
         game_state_t *pool[POOL];
         for (int k = 0; k < POOL; k++) pool[k] = game_state_new(g);
         game_ctx_t *a = game_ctx_new(g);
-        if (scratch) game_ctx_scratch(a);
+        if (mode == 1) game_ctx_scratch(a);
         game_initial(a, pool[0]);
         uint32_t n_pool = 1;
         rng_t rng;
         rng_seed(&rng, seed);
         for (int it = 0; it < ITERATIONS; it++) {
-            game_ctx_set_state(a, pool[rng_below(&rng, n_pool)]);
+            const game_state_t *back = pool[rng_below(&rng, n_pool)];
+            if (mode == 2 && rng_below(&rng, 2)) game_ctx_visit_state(a, back);
+            else game_ctx_set_state(a, back);
             check_same(name, g, a, &rng, joint);
             for (int s = 0; s < MAX_STEPS && !game_is_terminal(a); s++) {
                 bool stuck = false;
@@ -114,8 +121,8 @@ static void test_going_back_matches_fresh_context(void **state)
     (void)state;
     const char *dir = tu_shared_or_skip("games");
     char *d = strdup(dir);
-    for (int scratch = 0; scratch <= 1; scratch++)
-        for (size_t i = 0; i < sizeof games / sizeof *games; i++) run_game(d, games[i], rng_derive(77, i), scratch);
+    for (int mode = 0; mode <= 2; mode++)
+        for (size_t i = 0; i < sizeof games / sizeof *games; i++) run_game(d, games[i], rng_derive(77, i), mode);
     free(d);
 }
 
