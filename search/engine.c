@@ -79,7 +79,8 @@ static uint64_t side_reserve(engine_t *e, uint64_t mem, uint32_t workers, uint32
 
 size_t engine_side_bytes(const engine_t *e)
 {
-    return (size_t)e->mast.cap * 3 * sizeof(double) + (size_t)e->nst.cap * NST_SLOT_BYTES + e->lgr_cap * sizeof *e->lgr +
+    size_t nc = e->nc ? ((size_t)e->nc_mask + 1) * (e->nc_stride * sizeof *e->nc + sizeof *e->nc_st) + e->nc_state_bytes : 0;
+    return nc + (size_t)e->mast.cap * 3 * sizeof(double) + (size_t)e->nst.cap * NST_SLOT_BYTES + e->lgr_cap * sizeof *e->lgr +
            (e->kstamp_cap + e->klist_cap) * sizeof(uint32_t) + e->kz_cap * sizeof *e->kz;
 }
 
@@ -90,6 +91,129 @@ size_t engine_shared_bytes(const engine_t *e)
     for (uint32_t r = 0; r < ks->k; r++) b += (size_t)ks->of_len[r] * sizeof(uint32_t);
     b += (size_t)e->joints->cap * e->joints->k * sizeof(uint32_t) + (size_t)e->joints->tcap * sizeof(uint32_t);
     return b;
+}
+
+/* ---- cached tree states (issue 12, item 7) -------------------------------
+ * A descent ran the reasoner at every tree level: the terminal test, the
+ * legal moves and the joint move played. A connectFour search of 20,000
+ * playouts is 17 levels deep on average, and those levels were about 40% of
+ * its instructions (bench/results/compete.md, session 28). A node visited
+ * NC_MIN_VISITS times keeps its state and legal moves in a slot; a descent
+ * walks cached nodes without the reasoner and hands the reasoner the
+ * deepest one's state once, where it has to play on (game_ctx_visit_state:
+ * the propnet propagates the base propositions that differ together). Slots
+ * are direct-mapped by node id, a node taking a slot from one visited less;
+ * an id handed out again (expansion, recycling, a new tree) forgets its
+ * slot first, so a slot holds its node's own state. The moves are the same
+ * as without the cache (spec.cache: the key to compare). One worker only:
+ * workers of a shared tree recycle each other's nodes. */
+#define NC_SLOTS 4096
+#define NC_MIN_VISITS 2
+#define NC_STATE_MAX 256 /* bytes: a larger state is not cached */
+#define NC_MOVES_MAX 64  /* legal moves of all roles together */
+
+static uint32_t nc_moves(const game_t *g, uint32_t k)
+{
+    if (!game_moves_enumerable(g)) return NC_MOVES_MAX;
+    uint64_t m = 0;
+    for (uint32_t r = 0; r < k; r++) m += game_num_moves(g, r);
+    return m < NC_MOVES_MAX ? (uint32_t)m : NC_MOVES_MAX;
+}
+
+/* Bytes a slot may take (its state at most NC_STATE_MAX, with its header
+ * and allocation). */
+static uint64_t nc_slot_bytes(uint32_t k, uint32_t moves)
+{
+    return (uint64_t)(1 + k + moves) * sizeof(uint32_t) + sizeof(game_state_t *) + NC_STATE_MAX + 64;
+}
+
+static void nc_open(engine_t *e, uint32_t slots)
+{
+    e->nc_moves = nc_moves(e->g, e->k);
+    e->nc_stride = 1 + e->k + e->nc_moves;
+    e->nc_mask = slots - 1;
+    e->nc = xmalloc((size_t)slots * e->nc_stride * sizeof *e->nc);
+    for (uint32_t s = 0; s < slots; s++) e->nc[(size_t)s * e->nc_stride] = NIL;
+    e->nc_st = xcalloc(slots, sizeof *e->nc_st);
+}
+
+static void nc_close(engine_t *e)
+{
+    if (!e->nc) return;
+    for (uint32_t s = 0; s <= e->nc_mask; s++) game_state_free(e->nc_st[s]);
+    free(e->nc_st);
+    free(e->nc);
+    e->nc = NULL;
+    e->nc_state_bytes = 0;
+}
+
+static void nc_clear(engine_t *e)
+{
+    if (e->nc)
+        for (uint32_t s = 0; s <= e->nc_mask; s++) e->nc[(size_t)s * e->nc_stride] = NIL;
+}
+
+static inline uint32_t *nc_slot(const engine_t *e, uint32_t s) { return &e->nc[(size_t)s * e->nc_stride]; }
+
+/* n's slot, or NIL */
+static inline uint32_t nc_find(const engine_t *e, uint32_t n)
+{
+    uint32_t s = n & e->nc_mask;
+    return nc_slot(e, s)[0] == n ? s : NIL;
+}
+
+/* Node id n is handed out (again): whatever its slot says is another node's. */
+static inline void nc_forget(engine_t *e, uint32_t n)
+{
+    if (e->nc && n != NIL && nc_slot(e, n & e->nc_mask)[0] == n) nc_slot(e, n & e->nc_mask)[0] = NIL;
+}
+
+/* e->ctx at non-terminal x, gather_legal's lists of it: x takes its slot,
+ * unless the slot's node has more visits. */
+static void nc_put(engine_t *e, uint32_t x)
+{
+    uint32_t total = 0;
+    for (uint32_t r = 0; r < e->k; r++) total += e->n_legal[r];
+    const game_state_t *st = game_ctx_state(e->ctx);
+    if (total > e->nc_moves || game_state_bytes(st) > NC_STATE_MAX) return;
+    uint32_t s = x & e->nc_mask, *slot = nc_slot(e, s);
+    if (slot[0] != NIL && slot[0] != x && node_visits(e->pool, slot[0]) > node_visits(e->pool, x)) return;
+    if (!e->nc_st[s]) {
+        e->nc_st[s] = game_state_new(e->g);
+        e->nc_state_bytes += 32; /* its header and allocation */
+    }
+    size_t before = game_state_bytes(e->nc_st[s]);
+    game_state_copy(e->g, e->nc_st[s], st);
+    if (game_state_bytes(st) > before) e->nc_state_bytes += game_state_bytes(st) - before;
+    slot[0] = x;
+    uint32_t *m = slot + 1 + e->k;
+    for (uint32_t r = 0; r < e->k; r++) {
+        slot[1 + r] = e->n_legal[r];
+        memcpy(m, e->legal[r], e->n_legal[r] * sizeof *m);
+        m += e->n_legal[r];
+    }
+}
+
+/* gather_legal from slot s (its lists stay valid until the slot is taken) */
+static int nc_gather(engine_t *e, uint32_t s)
+{
+    const uint32_t *slot = nc_slot(e, s), *m = slot + 1 + e->k;
+    int nd = 0;
+    for (uint32_t r = 0; r < e->k; r++) {
+        e->n_legal[r] = slot[1 + r];
+        e->legal[r] = m;
+        m += slot[1 + r];
+        if (e->n_legal[r] >= 2) e->dec[nd++] = r;
+        else e->joint[r] = e->legal[r][0];
+    }
+    return nd;
+}
+
+/* The reasoner catches up with a cached descent: slot s's state. */
+static uint32_t nc_load(engine_t *e, uint32_t s)
+{
+    game_ctx_visit_state(e->ctx, e->nc_st[s]);
+    return NIL;
 }
 
 /* ---- locks of a shared tree (issue 12) --------------------------------- */
@@ -270,14 +394,26 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
         uint32_t caps[1] = {e->v->recycle && !e->v->match ? e->b.n : UINT32_MAX};
         bool rec[1] = {e->v->recycle};
         pool_init(e->pool, e->k, 1, caps, rec, grave, K);
+        /* the cached tree states: rows of one unbounded tree, or the
+         * match tree of one worker (not the paper's node-bounded rows,
+         * whose memory is their N nodes). A match row reserves their
+         * memory with cache=off too, so that its tree is bounded alike and
+         * the key changes nothing but the time a search takes. */
+        uint32_t slots = caps[0] == UINT32_MAX && (spec->threads <= 1 || !e->v->match) && !game_history_ordered(g)
+                             ? NC_SLOTS
+                             : 0;
+        uint64_t slot_bytes = nc_slot_bytes(e->k, nc_moves(g, e->k));
         if (e->v->match) { /* one tree for the match, within memory= (LRU recycling past it) */
             uint64_t mem = (spec->memory_mb ? spec->memory_mb : engine_default_memory_mb()) * 1024 * 1024;
             uint32_t nkeys = 0;
             if (game_moves_enumerable(g))
                 for (uint32_t r = 0; r < e->k; r++) nkeys += game_num_moves(g, r);
             uint64_t side = side_reserve(e, mem, spec->threads ? spec->threads : 1, nkeys);
+            while (slots && slots * slot_bytes > mem / 16) slots = slots > 64 ? slots / 2 : 0; /* a sixteenth at most */
+            side += slots * slot_bytes;
             pool_bound(e->pool, side < mem / 2 ? mem - side : mem / 2);
         }
+        if (slots && spec->cache) nc_open(e, slots);
     }
     e->pool_ready = e->v->tree != TREE_NONE;
     playout_init(e);
@@ -353,6 +489,7 @@ void engine_free(engine_t *e)
     free(e->cand);
     free(e->cand_q);
     free(e->lrubuf);
+    nc_close(e);
     free(e->legal);
     free(e->n_legal);
     free(e->joint);
@@ -369,6 +506,7 @@ void engine_reset(engine_t *e, uint64_t seed)
     playout_reset(e);
     rng_seed(&e->rng, seed);
     e->root = NIL; /* a new match: no tree to reuse */
+    nc_clear(e);
     e->line_value = -1;
     proofs_clear(&e->proofs_own); /* each match alike, whatever came before */
 }
@@ -865,13 +1003,19 @@ static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t
     *child = slot_get(e, *edge);
 }
 
-/* Record the selected joint move as a tree step and play it. */
-static void play_tree_step(engine_t *e)
+/* Record the selected joint move as a tree step. */
+static void record_tree_step(engine_t *e)
 {
     step_begin(e);
     for (uint32_t r = 0; r < e->k; r++)
         if (e->n_legal[r] >= 2) step_key(e, keys_get(e->keys, r, e->joint[r]));
     e->tree_steps++;
+}
+
+/* Record it and play it. */
+static void play_tree_step(engine_t *e)
+{
+    record_tree_step(e);
     game_ctx_play(e->ctx, e->joint);
 }
 
@@ -1157,7 +1301,7 @@ static bool node_status(engine_t *e, uint32_t n)
  * tree's lock too). Workers of a shared tree take fresh nodes 64 at a time
  * and link them under the node's lock alone; the tree's lock is then taken
  * once per 64 expansions, and to recycle once the pool is full. */
-static uint32_t new_node(engine_t *e, uint32_t reg, bool whole)
+static uint32_t take_node(engine_t *e, uint32_t reg, bool whole)
 {
     if (whole) return pool_alloc(e->pool, reg);
     if (!e->nbuf_len) {
@@ -1169,6 +1313,13 @@ static uint32_t new_node(engine_t *e, uint32_t reg, bool whole)
         if (!e->nbuf_len) return c;
     }
     return e->nbuf[--e->nbuf_len];
+}
+
+static uint32_t new_node(engine_t *e, uint32_t reg, bool whole)
+{
+    uint32_t c = take_node(e, reg, whole);
+    nc_forget(e, c);
+    return c;
 }
 
 /* A node the descent stops at: never visited, or past the row's depth. */
@@ -1193,26 +1344,35 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
     pool_t *p = e->pool;
     bool solved = node_status(e, x), fresh = is_fresh(e, x);
     bool sparse = e->mu && sel_amaf(e->v->sel) && !p->K;
+    bool nc = e->nc && !e->mu;
+    /* x's slot while e->ctx is behind x (a cached descent), else NIL; a
+     * cached node is never terminal */
+    uint32_t vs = NIL;
     for (;;) {
         if (solved) return; /* exact: no playout below it (e->z has its values) */
-        if (game_is_terminal(e->ctx)) {
+        uint32_t xs = vs != NIL ? vs : nc ? nc_find(e, x) : NIL;
+        if (xs == NIL && game_is_terminal(e->ctx)) {
             rewards_terminal(e);
             if (e->solver) mark_solved(e, x, e->z);
             return;
         }
         if (fresh) {
+            if (vs != NIL) vs = nc_load(e, vs);
             e->need_playout = true; /* a root on its first iteration is evaluated in place */
             return;
         }
-        int nd = gather_legal(e);
+        int nd = xs != NIL ? nc_gather(e, xs) : gather_legal(e);
         if (nd < 0) {
             rewards_cut(e);
             return;
         }
-        if (e->la_ctx[0] && nd == 1 && x != e->root && node_visits(p, x) == LOOKAHEAD_VISITS &&
-            lookahead_proves(e)) {
-            mark_solved(e, x, e->z); /* like a terminal state: its values are backed up */
-            return;
+        if (nc && xs == NIL && node_visits(p, x) >= NC_MIN_VISITS) nc_put(e, x);
+        if (e->la_ctx[0] && nd == 1 && x != e->root && node_visits(p, x) == LOOKAHEAD_VISITS) {
+            if (vs != NIL) vs = nc_load(e, vs);
+            if (lookahead_proves(e)) {
+                mark_solved(e, x, e->z); /* like a terminal state: its values are backed up */
+                return;
+            }
         }
         node_lock(e, x);
         bool whole = !e->mu || sparse || nd >= 2; /* sparse tables or joint ids: under the tree's lock */
@@ -1246,10 +1406,18 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
         }
         if (e->mu && whole) tree_unlock(e);
         node_unlock(e, x);
-        play_tree_step(e);
+        uint32_t cs = nc && !expanded ? nc_find(e, c) : NIL;
+        if (cs != NIL) { /* the reasoner stays behind */
+            record_tree_step(e);
+            e->st.cached_steps++;
+        } else {
+            if (vs != NIL) nc_load(e, vs);
+            play_tree_step(e);
+        }
+        vs = cs;
         bool known = false; /* c's state proven elsewhere in the tree (e->z its values) */
         if (c != NIL && proofs_on(e)) {
-            uint64_t h = game_state_hash(e->g, game_ctx_state(e->ctx));
+            uint64_t h = game_state_hash(e->g, vs != NIL ? e->nc_st[vs] : game_ctx_state(e->ctx));
             e->phash[e->path_len - 1] = h;
             known = !solved && proofs_get(e, h, e->z);
             if (known) {
@@ -1432,6 +1600,7 @@ static bool iterate_two_level(engine_t *e, deadline_t dl, const atomic_bool *sto
             bool room = pool_can_alloc(p, 0);
             play_tree_step(e);
             L = room ? pool_alloc(p, 0) : NIL;
+            nc_forget(e, L);
             if (L != NIL) {
                 pool_link(p, x, L, edge);
                 path_push(e, L);
@@ -1559,6 +1728,7 @@ void engine_search_begin(engine_t *e, const game_state_t *st, deadline_t dl, con
     if (!kept) {
         game_state_copy(e->g, e->root_state, st);
         pool_reset(e->pool);
+        nc_clear(e); /* a new tree */
         e->root = pool_alloc(e->pool, 0); /* V = 0: iteration 1 evaluates it in place (spec §4.4) */
     }
     if (e->solver && e->spec->tt_mb && !e->proofs_own.key) proofs_open(&e->proofs_own, e->k, e->spec->tt_mb);

@@ -120,6 +120,7 @@ struct search_spec {
     double rbonus;     /* match rows: relative bonus a (engine.c relative_bonus; 0: off) */
     double oppc;       /* match rows: exploration at a root another role decides (< 0: c's) */
     bool solver, reuse, ponder, nested; /* match rows (compete) */
+    bool cache;        /* one worker: tree nodes' states and legal moves cached (engine.c nc_*) */
     uint64_t memory_mb;         /* match rows: bound of the tree (0: default) */
     amaf_mode_t amaf;
     uint64_t seed;
@@ -491,6 +492,7 @@ typedef struct engine_stats {
     bool root_solved;     /* the root's value is exact (solver) */
     uint64_t la_checks, la_proofs; /* lookahead: nodes checked, proven by it */
     uint64_t tt_stored, tt_hits;   /* proven states: proofs stored, nodes proven from the table */
+    uint64_t cached_steps; /* tree steps into a node of cached state (engine.c nc_*) */
     uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
     const char *check_msg;
 } engine_stats_t;
@@ -633,6 +635,14 @@ typedef struct engine {
     uint32_t nbuf[64];       /* shared tree: fresh nodes taken for expansions (pool_take) */
     uint32_t nbuf_len;
     size_t lrubuf_len, lrubuf_cap;
+    /* The states and legal moves of often-visited tree nodes (engine.c,
+     * nc_*; spec.cache, one worker): a direct-mapped table of slots by node
+     * id. A slot: the node (NIL: empty), each role's count of legal moves,
+     * the moves; the state apart. */
+    uint32_t *nc;
+    game_state_t **nc_st;
+    uint32_t nc_mask, nc_stride, nc_moves;
+    size_t nc_state_bytes; /* the states' allocations so far */
     const move_id_t **legal;
     uint32_t *n_legal;
     uint32_t *joint, *dec;

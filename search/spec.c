@@ -79,7 +79,7 @@ typedef enum {
     K_PLAYOUTS, K_NODES, K_LAMBDA, K_PTOP, K_PSEC, K_BIAS, K_REF, K_C, K_EPS, K_DECAY, K_MAST, K_SHARE,
     K_SECONDS, K_SEED, K_THREADS, K_AMAF, K_CHECK, K_SOLVER, K_REUSE, K_PONDER, K_MEMORY, K_NESTED,
     K_PLAYOUT, K_STRATEGIES, K_B, K_K, K_DEPTH, K_TT, K_LEVEL, K_NST, K_LOOKAHEAD,
-    K_LOSTVISIT, K_RBONUS, K_OPPC, K_LGR, N_KEYS
+    K_LOSTVISIT, K_RBONUS, K_OPPC, K_LGR, K_CACHE, N_KEYS
 } key_id_t;
 _Static_assert(N_KEYS <= 64, "search_spec_t.set holds one bit per key");
 
@@ -187,6 +187,9 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_LGR] = {"lgr", KT_ONOFF, 0, 1, "(algo)",
                "last good reply with forgetting: a playout move answers the previous step's move as in the last playout its role won (LGRF-1; Baier and Drake 2010, Tak et al. 2012), else MAST's choice (default: on for compete, off otherwise)",
                ap_search},
+    [K_CACHE] = {"cache", KT_ONOFF, 0, 1, "on",
+                 "one worker: often-visited tree nodes keep their state and legal moves, so descents skip the reasoner there (the same moves, sooner)",
+                 ap_threads},
 };
 
 /* The default strategy set of playout=switch (spec §14.2): mast,
@@ -220,6 +223,7 @@ static search_spec_t spec_defaults(const variant_t *v)
         .threads = 1,
         .solver = true,
         .reuse = true,
+        .cache = true,
         .ponder = true,
         .nested = true,
         .playout = PS_MAST,
@@ -294,6 +298,7 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         else if (id == K_LGR) s->lgr = on;
         else if (id == K_LOOKAHEAD) s->lookahead = on;
         else if (id == K_LOSTVISIT) s->lostvisit = on;
+        else if (id == K_CACHE) s->cache = on;
         else s->check = on;
         return true;
     }
@@ -596,6 +601,7 @@ static void print_value(const search_spec_t *s, key_id_t id, FILE *out)
     case K_NESTED: fputs(s->nested ? "on" : "off", out); break;
     case K_NST: fputs(s->nst ? "on" : "off", out); break;
     case K_LGR: fputs(s->lgr ? "on" : "off", out); break;
+    case K_CACHE: fputs(s->cache ? "on" : "off", out); break;
     case K_LOOKAHEAD: fputs(s->lookahead ? "on" : "off", out); break;
     case K_LOSTVISIT: fputs(s->lostvisit ? "on" : "off", out); break;
     case K_RBONUS: fprintf(out, "%g", s->rbonus); break;

@@ -39,6 +39,8 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
         fprintf(out, " lookahead=%llu/%llu", (unsigned long long)rep->la_proofs, (unsigned long long)rep->la_checks);
     if (rep->tt_stored || rep->tt_hits)
         fprintf(out, " tt=%llu/%llu", (unsigned long long)rep->tt_hits, (unsigned long long)rep->tt_stored);
+    /* cache=on: tree steps into nodes whose state was cached (no reasoner call) */
+    if (rep->cached_steps) fprintf(out, " cached=%llu", (unsigned long long)rep->cached_steps);
     bool any = false; /* playout=switch: how often each strategy was chosen (grave-spec §14.2) */
     for (uint32_t i = 0; i < SEARCH_MAX_STRATEGIES && search_strategy_name(i); i++)
         if (rep->strategy[i]) {

@@ -1104,6 +1104,126 @@ static move_shape_t placement_case(const char *path, const char *text, bool plac
     return shape;
 }
 
+/* ---- cached tree states (engine.c nc_*) ------------------------------------ */
+
+#define CACHE_STEPS 400
+
+typedef struct cache_run {
+    move_id_t moves[CACHE_STEPS][8];
+    uint64_t playouts[CACHE_STEPS][8], nodes[CACHE_STEPS][8];
+    double value[CACHE_STEPS][8];
+    uint32_t steps;
+    uint64_t cached;   /* tree steps the cache took without the reasoner */
+    size_t held_max;   /* most bytes a searcher held */
+} cache_run_t;
+
+/* A whole match in which role `only` (or every role, k) searches with
+ * spec and the others play their first legal move; each searcher's
+ * report per step into *out. */
+static void cache_match(const char *path, engine_kind_t engine, const char *spec, uint32_t only, cache_run_t *out)
+{
+    tgame_t t;
+    if (!tg_load_engine(&t, path, engine)) {
+        skip();
+        return;
+    }
+    uint32_t k = game_num_roles(t.g);
+    assert_true(k <= 8);
+    searcher_t *s[8] = {0};
+    search_spec_t *sp[8] = {0};
+    for (uint32_t r = 0; r < k; r++)
+        if (only == k || r == only) s[r] = new_searcher(&t, r, spec, 11 + r, &sp[r]);
+    memset(out, 0, sizeof *out);
+    game_state_t *now = game_state_new(t.g);
+    while (!game_is_terminal(t.ctx) && out->steps < CACHE_STEPS) {
+        game_state_copy(t.g, now, game_ctx_state(t.ctx));
+        move_id_t joint[8];
+        for (uint32_t r = 0; r < k; r++) {
+            if (!s[r]) {
+                const move_id_t *ms;
+                game_ctx_set_state(t.ctx, now);
+                assert_true(game_legal(t.ctx, r, &ms) > 0);
+                joint[r] = ms[0];
+                continue;
+            }
+            search_report_t rep;
+            joint[r] = searcher_choose(s[r], now, deadline_none(), NULL, &rep);
+            out->moves[out->steps][r] = joint[r];
+            out->playouts[out->steps][r] = rep.playouts;
+            out->nodes[out->steps][r] = rep.nodes_peak;
+            out->value[out->steps][r] = rep.value;
+            out->cached += rep.cached_steps;
+            size_t held = searcher_held_bytes(s[r]);
+            if (held > out->held_max) out->held_max = held;
+            const char *bad = pool_check(searcher_engine(s[r], 0)->pool, 0, NULL, 0);
+            if (bad) fail_msg("step %u: %s", out->steps, bad);
+        }
+        game_ctx_set_state(t.ctx, now);
+        game_ctx_play(t.ctx, joint);
+        out->steps++;
+    }
+    game_state_free(now);
+    for (uint32_t r = 0; r < k; r++) {
+        searcher_free(s[r]);
+        search_spec_free(sp[r]);
+    }
+    tg_free(&t);
+}
+
+/* spec with cache=on and with cache=off: the same match, move for move,
+ * with the same playouts, tree sizes and values at every step; the cached
+ * run skipped the reasoner at some tree steps iff want_cached. */
+static void same_with_cache(const char *path, engine_kind_t engine, const char *spec, uint32_t only,
+                            bool want_cached, uint64_t bound_mb)
+{
+    static cache_run_t on, off;
+    char text[256];
+    snprintf(text, sizeof text, "%s,cache=on", spec);
+    cache_match(path, engine, text, only, &on);
+    snprintf(text, sizeof text, "%s,cache=off", spec);
+    cache_match(path, engine, text, only, &off);
+    assert_int_equal(off.cached, 0);
+    if (want_cached != (on.cached > 0))
+        fail_msg("%s %s: %llu cached tree steps", path, spec, (unsigned long long)on.cached);
+    assert_int_equal(on.steps, off.steps);
+    assert_true(on.steps > 0);
+    for (uint32_t i = 0; i < on.steps; i++)
+        for (uint32_t r = 0; r < 8; r++) {
+            if (on.moves[i][r] != off.moves[i][r] || on.playouts[i][r] != off.playouts[i][r] ||
+                on.nodes[i][r] != off.nodes[i][r] || on.value[i][r] != off.value[i][r])
+                fail_msg("%s %s: step %u role %u: move %u/%u playouts %llu/%llu value %g/%g with/without the cache",
+                         path, spec, i, r, on.moves[i][r], off.moves[i][r], (unsigned long long)on.playouts[i][r],
+                         (unsigned long long)off.playouts[i][r], on.value[i][r], off.value[i][r]);
+        }
+    if (bound_mb && on.held_max > bound_mb * 1024 * 1024)
+        fail_msg("%s %s: held %zu bytes, bound %llu MB", path, spec, on.held_max, (unsigned long long)bound_mb);
+}
+
+/* The cache changes the reasoner's work, never the search: turn-taking,
+ * simultaneous and three-player games, GRAVE, UCT and compete (its tree
+ * kept over the match, and recycled within a 1 MB bound, which hands node
+ * ids out again), the propnet and the rules engine; Go, whose playout
+ * candidates come in an order of its history, does not use it. */
+static void test_cache_same_search(void **state)
+{
+    (void)state;
+    const char *c4 = st_shared_game("connectFour.kif");
+    same_with_cache(c4, ENGINE_AUTO, "grave:playouts=2000", 2, true, 0);
+    same_with_cache(c4, ENGINE_AUTO, "uct:playouts=2000", 2, true, 0);
+    same_with_cache(c4, ENGINE_AUTO, "compete:playouts=3000,threads=1", 2, true, 0);
+    same_with_cache(c4, ENGINE_AUTO, "compete:playouts=4000,threads=1,memory=1", 2, true, 1);
+    same_with_cache(st_shared_game("breakthrough.kif"), ENGINE_AUTO, "compete:playouts=1500,threads=1,memory=1", 2, true, 1);
+    same_with_cache(st_shared_game("connectFourSimultaneous.kif"), ENGINE_AUTO, "compete:playouts=2000,threads=1", 2,
+                    true, 0);
+    same_with_cache(st_shared_game("3pConnectFour.kif"), ENGINE_AUTO, "grave:playouts=1000", 3, true, 0);
+    same_with_cache(c4, ENGINE_RULES, "compete:playouts=300,threads=1", 0, true, 0);
+    same_with_cache("go5", ENGINE_AUTO, "grave:playouts=300", 2, false, 0);
+    /* a shared tree (threads=2) does not use it: workers recycle each other's nodes */
+    cache_run_t r;
+    cache_match(c4, ENGINE_AUTO, "compete:playouts=1000,threads=2", 0, &r);
+    assert_int_equal(r.cached, 0);
+}
+
 static void test_placement_settings(void **state)
 {
     (void)state;
@@ -1149,6 +1269,7 @@ int main(void)
         cmocka_unit_test(test_single_player_nested),
         cmocka_unit_test(test_tree_parallel),
         cmocka_unit_test(test_placement_settings),
+        cmocka_unit_test(test_cache_same_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
