@@ -182,6 +182,7 @@ static int run(tplay_t *t, const opts_t *o, out_file_t *points_csv, out_file_t *
         break;
     }
     if (!trep_write_points(r, pts, points_csv, plot)) rc = EXIT_USAGE;
+    if (tplay_csv_lost(t, o->csv)) rc = EXIT_USAGE;
     free(pts);
     return rc;
 }

@@ -57,7 +57,7 @@ static void *worker(void *arg)
         if (t->csv) {
             trec_write_row(t->rec, i, t->csv);
             if (out_stream_sync(t->csv, t->cmd, t->csv_path)) {
-                trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv);
+                t->csv_lost = !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv);
             } else {
                 atomic_store(&t->stop, true);
                 t->csv = NULL; /* reported once; closed by the caller */
@@ -90,6 +90,7 @@ bool tplay_run(tplay_t *t, uint32_t jobs)
 {
     atomic_store(&t->next, 0);
     atomic_store(&t->stop, false);
+    t->csv_lost = false;
     pthread_mutex_init(&t->mu, NULL);
     t->pr.start_ns = t->pr.last_ns = clock_now_ns();
     if (t->pr.on && (t->pr.tty || t->pr.resumed)) progress_draw(&t->pr);
@@ -101,8 +102,17 @@ bool tplay_run(tplay_t *t, uint32_t jobs)
     worker(t);
     for (uint32_t j = 0; j < started; j++) pthread_join(tid[j], NULL);
     free(tid);
+    if (t->csv && t->csv_lost) t->csv_lost = !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv); /* a last try */
     pthread_mutex_destroy(&t->mu);
     return !atomic_load(&t->stop);
+}
+
+bool tplay_csv_lost(const tplay_t *t, const char *path)
+{
+    if (!t->csv_lost) return false;
+    fprintf(stderr, "ggp %s: %s does not hold this run's games: it was removed or replaced and could not be written "
+                    "again (the result lines are their only record)\n", t->cmd, path);
+    return true;
 }
 
 void tplay_fini(tplay_t *t)

@@ -30,6 +30,10 @@ typedef struct tplay {
     uint32_t *todo, n_todo;
     atomic_uint next;
     atomic_bool stop;                    /* a CSV row could not be written */
+    /* The CSV's path lost this run's rows (removed or replaced) and could
+     * not be written again, even after the last game: the caller reports
+     * it and exits 2 after the result lines, the only record left. */
+    bool csv_lost;
     pthread_mutex_t mu;
 } tplay_t;
 
@@ -39,8 +43,12 @@ void tplay_plan(tplay_t *t);
 
 /* Play them on jobs threads. Returns false if a CSV row could not be
  * written (reported; the games after it are not played and t->csv is
- * NULL: the caller still closes the stream it opened). */
+ * NULL: the caller still closes the stream it opened). t->csv_lost: see
+ * above. */
 bool tplay_run(tplay_t *t, uint32_t jobs);
+
+/* Whether t->csv_lost, said on stderr (after the result lines). */
+bool tplay_csv_lost(const tplay_t *t, const char *path);
 
 /* Free what tplay_plan allocated. */
 void tplay_fini(tplay_t *t);

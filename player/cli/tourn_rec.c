@@ -674,11 +674,11 @@ uint32_t trec_write_games(const trec_t *r, FILE *out)
     return n;
 }
 
-void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
+bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
 {
     struct stat mine, there;
-    if (fstat(fileno(f), &mine) != 0 || !S_ISREG(mine.st_mode)) return;
-    if (stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino) return;
+    if (fstat(fileno(f), &mine) != 0 || !S_ISREG(mine.st_mode)) return true;
+    if (stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino) return true;
     /* Not stopping the run when this fails (its folder removed, say): the
      * games are in r, the summary is printed at the end, and the next
      * row tries again. */
@@ -692,7 +692,8 @@ void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     /* the new file under f's descriptor (f was flushed with its row, and
      * appends: its position does not matter), so that f stays f */
     int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-    if (fd < 0 || dup2(fd, fileno(f)) < 0) {
+    bool held = fd >= 0 && dup2(fd, fileno(f)) >= 0;
+    if (!held) {
         if (ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it, and could not be "
                         "written again: trying after the next game\n", cmd, path);
@@ -701,6 +702,7 @@ void trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
                         "with the %u games finished so far\n", cmd, path, n);
     }
     if (fd >= 0) close(fd);
+    return held;
 }
 
 FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)

@@ -419,7 +419,8 @@ static void test_csv_replaced_while_running(void **state)
     free(text);
 
     /* its folder removed: the CSV cannot be written again, and the run
-     * goes on to its result line, warning at each game */
+     * goes on to its result line, warning at each game, and exits 2
+     * saying the file does not hold its games */
     assert_int_equal(mkdir(path("gone"), 0755), 0);
     snprintf(cmd, sizeof cmd, "cd '%s' && exec %s %s --csv gone/t.csv 2>gone.err >gone.out", dir, GGP_BIN, args);
     pid = tu_spawn(cmd);
@@ -429,11 +430,14 @@ static void test_csv_replaced_while_running(void **state)
     assert_int_equal(unlink(path("gone/t.csv")), 0);
     assert_int_equal(rmdir(path("gone")), 0);
     if (running) assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == (running ? 2 : 0));
     char *gone = read_file("gone.out");
     assert_non_null(strstr(gone, "result games=4 "));
     err = read_file("gone.err");
-    if (running) assert_non_null(strstr(err, "gone/t.csv was removed or replaced while this run appended to it, and could not be written again"));
+    if (running) {
+        assert_non_null(strstr(err, "gone/t.csv was removed or replaced while this run appended to it, and could not be written again"));
+        assert_non_null(strstr(err, "gone/t.csv does not hold this run's games"));
+    }
     free(err);
     free(gone);
     free(text);
