@@ -1208,15 +1208,15 @@ static void test_cache_same_search(void **state)
 {
     (void)state;
     const char *c4 = st_shared_game("connectFour.kif");
-    same_with_cache(c4, ENGINE_AUTO, "grave:playouts=2000", 2, true, 0);
-    same_with_cache(c4, ENGINE_AUTO, "uct:playouts=2000", 2, true, 0);
-    same_with_cache(c4, ENGINE_AUTO, "compete:playouts=3000,threads=1", 2, true, 0);
+    same_with_cache(c4, ENGINE_AUTO, "grave:playouts=1000", 2, true, 0);
+    same_with_cache(c4, ENGINE_AUTO, "uct:playouts=1000", 2, true, 0);
+    same_with_cache(c4, ENGINE_AUTO, "compete:playouts=1500,threads=1", 2, true, 0);
     same_with_cache(c4, ENGINE_AUTO, "compete:playouts=4000,threads=1,memory=1", 2, true, 1);
     same_with_cache(st_shared_game("breakthrough.kif"), ENGINE_AUTO, "compete:playouts=1500,threads=1,memory=1", 2, true, 1);
-    same_with_cache(st_shared_game("connectFourSimultaneous.kif"), ENGINE_AUTO, "compete:playouts=2000,threads=1", 2,
+    same_with_cache(st_shared_game("connectFourSimultaneous.kif"), ENGINE_AUTO, "compete:playouts=1000,threads=1", 2,
                     true, 0);
     same_with_cache(st_shared_game("3pConnectFour.kif"), ENGINE_AUTO, "grave:playouts=1000", 3, true, 0);
-    same_with_cache(c4, ENGINE_RULES, "compete:playouts=300,threads=1", 0, true, 0);
+    same_with_cache(c4, ENGINE_RULES, "compete:playouts=150,threads=1", 0, true, 0);
     same_with_cache("go5", ENGINE_AUTO, "grave:playouts=300", 2, false, 0);
     /* a shared tree (threads=2) does not use it: workers recycle each other's nodes */
     cache_run_t r;
