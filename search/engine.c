@@ -79,7 +79,9 @@ static uint64_t side_reserve(engine_t *e, uint64_t mem, uint32_t workers, uint32
 
 size_t engine_side_bytes(const engine_t *e)
 {
-    size_t nc = e->nc ? ((size_t)e->nc_mask + 1) * (e->nc_stride * sizeof *e->nc + sizeof *e->nc_st) + e->nc_state_bytes : 0;
+    size_t nc = e->nc ? ((size_t)e->nc_mask + 1) * (e->nc_stride * sizeof *e->nc + sizeof *e->nc_st + sizeof *e->nc_cap) +
+                            e->nc_state_bytes
+                      : 0;
     return nc + (size_t)e->mast.cap * 3 * sizeof(double) + (size_t)e->nst.cap * NST_SLOT_BYTES + e->lgr_cap * sizeof *e->lgr +
            (e->kstamp_cap + e->klist_cap) * sizeof(uint32_t) + e->kz_cap * sizeof *e->kz;
 }
@@ -124,7 +126,7 @@ static uint32_t nc_moves(const game_t *g, uint32_t k)
  * and allocation). */
 static uint64_t nc_slot_bytes(uint32_t k, uint32_t moves)
 {
-    return (uint64_t)(1 + k + moves) * sizeof(uint32_t) + sizeof(game_state_t *) + NC_STATE_MAX + 64;
+    return (uint64_t)(1 + k + moves) * sizeof(uint32_t) + sizeof(game_state_t *) + sizeof(uint16_t) + NC_STATE_MAX + 64;
 }
 
 static void nc_open(engine_t *e, uint32_t slots)
@@ -135,6 +137,7 @@ static void nc_open(engine_t *e, uint32_t slots)
     e->nc = xmalloc((size_t)slots * e->nc_stride * sizeof *e->nc);
     for (uint32_t s = 0; s < slots; s++) e->nc[(size_t)s * e->nc_stride] = NIL;
     e->nc_st = xcalloc(slots, sizeof *e->nc_st);
+    e->nc_cap = xcalloc(slots, sizeof *e->nc_cap);
 }
 
 static void nc_close(engine_t *e)
@@ -142,6 +145,7 @@ static void nc_close(engine_t *e)
     if (!e->nc) return;
     for (uint32_t s = 0; s <= e->nc_mask; s++) game_state_free(e->nc_st[s]);
     free(e->nc_st);
+    free(e->nc_cap);
     free(e->nc);
     e->nc = NULL;
     e->nc_state_bytes = 0;
@@ -177,14 +181,22 @@ static void nc_put(engine_t *e, uint32_t x)
     const game_state_t *st = game_ctx_state(e->ctx);
     if (total > e->nc_moves || game_state_bytes(st) > NC_STATE_MAX) return;
     uint32_t s = x & e->nc_mask, *slot = nc_slot(e, s);
-    if (slot[0] != NIL && slot[0] != x && node_visits(e->pool, slot[0]) > node_visits(e->pool, x)) return;
+    /* a node freed by tree reuse keeps its visits: its slot is free */
+    uint32_t o = slot[0];
+    if (o != NIL && o != x && (e->pool->nodes[o].flags & NODE_USED) && node_visits(e->pool, o) > node_visits(e->pool, x))
+        return;
     if (!e->nc_st[s]) {
         e->nc_st[s] = game_state_new(e->g);
         e->nc_state_bytes += 32; /* its header and allocation */
     }
-    size_t before = game_state_bytes(e->nc_st[s]);
+    /* what the copy's allocation grows to (game_state_reserve: at least 8
+     * words, never shrinking), charged once */
+    uint32_t need = (uint32_t)(game_state_bytes(st) > 32 ? game_state_bytes(st) : 32);
+    if (need > e->nc_cap[s]) {
+        e->nc_state_bytes += need - e->nc_cap[s];
+        e->nc_cap[s] = need;
+    }
     game_state_copy(e->g, e->nc_st[s], st);
-    if (game_state_bytes(st) > before) e->nc_state_bytes += game_state_bytes(st) - before;
     slot[0] = x;
     uint32_t *m = slot + 1 + e->k;
     for (uint32_t r = 0; r < e->k; r++) {

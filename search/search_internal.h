@@ -641,6 +641,7 @@ typedef struct engine {
      * the moves; the state apart. */
     uint32_t *nc;
     game_state_t **nc_st;
+    uint16_t *nc_cap;      /* per slot: bytes its state's allocation holds */
     uint32_t nc_mask, nc_stride, nc_moves;
     size_t nc_state_bytes; /* the states' allocations so far */
     const move_id_t **legal;
