@@ -175,7 +175,7 @@ static int play_and_report(const opts_t *o, const game_t *g, trec_t *rec, search
         if (!tplay_run(&t, (uint32_t)o->jobs)) rc = EXIT_USAGE; /* a row was not written: reported */
         else if (!trep_rr_report(rec, &rec->m, stdout, &plot, &failed, &missing)) rc = EXIT_USAGE;
         else if (failed) rc = EXIT_FAIL;
-        if (tplay_csv_lost(&t, o->csv)) rc = EXIT_USAGE;
+        if (rc != EXIT_USAGE && tplay_csv_lost(&t, o->csv)) rc = EXIT_USAGE;
         if (csv && !t.csv) fclose(csv); /* its write error is reported */
         else if (csv && !out_stream_check(csv, "roundrobin", o->csv, true) && rc != EXIT_USAGE) rc = EXIT_USAGE;
         t.csv = NULL;

@@ -57,7 +57,7 @@ static void *worker(void *arg)
         if (t->csv) {
             trec_write_row(t->rec, i, t->csv);
             if (out_stream_sync(t->csv, t->cmd, t->csv_path)) {
-                t->csv_lost = !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv);
+                t->csv_lost = !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv, false);
             } else {
                 atomic_store(&t->stop, true);
                 t->csv = NULL; /* reported once; closed by the caller */
@@ -102,7 +102,7 @@ bool tplay_run(tplay_t *t, uint32_t jobs)
     worker(t);
     for (uint32_t j = 0; j < started; j++) pthread_join(tid[j], NULL);
     free(tid);
-    if (t->csv && t->csv_lost) t->csv_lost = !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv); /* a last try */
+    if (t->csv && t->csv_lost) t->csv_lost = !trec_csv_reattach(t->rec, t->cmd, t->csv_path, t->csv, true); /* a last try */
     pthread_mutex_destroy(&t->mu);
     return !atomic_load(&t->stop);
 }

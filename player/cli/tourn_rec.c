@@ -674,7 +674,7 @@ uint32_t trec_write_games(const trec_t *r, FILE *out)
     return n;
 }
 
-bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f)
+bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f, bool last)
 {
     struct stat mine, there;
     if (fstat(fileno(f), &mine) != 0 || !S_ISREG(mine.st_mode)) return true;
@@ -696,7 +696,7 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     if (!held) {
         if (ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it, and could not be "
-                        "written again: trying after the next game\n", cmd, path);
+                        "written again%s\n", cmd, path, last ? "" : ": trying after the next game");
     } else {
         fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it: written again "
                         "with the %u games finished so far\n", cmd, path, n);

@@ -172,7 +172,8 @@ FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path);
  * owner still closes it); a warning says so. If that fails, the run goes
  * on (warned) and the next row tries again. A stream that is not a
  * regular file is left alone. Returns false when path does not hold f's
- * rows (it could not be written again). */
-bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f);
+ * rows (it could not be written again). last: no game comes after this
+ * try (the warning does not promise another). */
+bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f, bool last);
 
 #endif
