@@ -8,6 +8,10 @@
 # usage: bench/compete_http.sh [N]      (from the source tree, after a build)
 # env:   GGP=build/release/player/ggp  GAME=games/connect4.kif
 #        A=compete  B=uct  STARTCLOCK=10  PLAYCLOCK=2
+#        CSV=FILE: each match appended as it ends (match,a_seat,a_value,
+#        goals,errors, after a line naming the players and clocks); a run
+#        of the same players and clocks on an existing FILE resumes after
+#        its last match (hours of matches can be stopped and started again)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,13 +40,25 @@ start_player() { # name spec core -> port in $tmp/name.port
     done
     sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$tmp/$1.out" >"$tmp/$1.port"
 }
+
+score=0
+done_n=0
+CSV=${CSV:-}
+if [ -n "$CSV" ]; then
+    meta="# A=$A B=$B GAME=$(basename "$GAME") STARTCLOCK=$STARTCLOCK PLAYCLOCK=$PLAYCLOCK"
+    [ -s "$CSV" ] || printf '%s\n%s\n' "$meta" "match,a_seat,a_value,goals,errors" >"$CSV"
+    # a file of other players or clocks is not resumed
+    [ "$(head -1 "$CSV")" = "$meta" ] || { echo "compete_http.sh: $CSV is not of this run ($meta)" >&2; exit 2; }
+    # the matches already played: their count and A's score
+    read -r done_n score < <(awk -F, 'NR > 2 && $1 ~ /^[0-9]+$/ { n++; s += $3 / 100 } END { print n + 0, s + 0 }' "$CSV")
+    ((done_n > 0)) && echo "resuming after $done_n matches in $CSV (A: $score)"
+fi
 start_player a "$A" "$ca"
 start_player b "$B" "$cb"
 ua="http://127.0.0.1:$(cat "$tmp/a.port")/"
 ub="http://127.0.0.1:$(cat "$tmp/b.port")/"
 
-score=0
-for i in $(seq "$N"); do
+for i in $(seq $((done_n + 1)) "$N"); do
     if ((i % 2)); then first=$ua; second=$ub; seat=0; else first=$ub; second=$ua; seat=1; fi
     out=$(taskset -c "$ca" "$GGP" match "$GAME" --startclock "$STARTCLOCK" --playclock "$PLAYCLOCK" \
         --out "$tmp/m$i.json" "$first" "$second" 2>"$tmp/m$i.err" | tail -1)
@@ -50,6 +66,7 @@ for i in $(seq "$N"); do
     va=$(echo "$out" | awk -v f=$((seat + 2)) '{split($f, kv, "="); print kv[2]}')
     errs=$(grep -c ' TO\| CE\| IL' "$tmp/m$i.err" || true)
     echo "match $i: A seat $seat: $out (error lines: $errs)"
+    [ -n "$CSV" ] && echo "$i,$seat,${va:-0},${out#goals },$errs" >>"$CSV"
     score=$(awk -v s="$score" -v v="${va:-0}" 'BEGIN { print s + v / 100 }')
 done
 awk -v x="$score" -v n="$N" -v a="$A" -v b="$B" 'BEGIN {
