@@ -10,7 +10,7 @@
 
 static const char play_help[] =
     "usage: ggp play FILE.kif --player SPEC [--player SPEC ...] [--seed S] [--quiet] [--verbose]\n"
-    "                [--engine auto|propnet|rules] [--load-ms MS] [--memory MB]\n"
+    "                [--max-steps N] [--engine auto|propnet|rules] [--load-ms MS] [--memory MB]\n"
     "\n"
     "Play one game locally: one --player per role, in the order the rules list the\n"
     "roles. SPEC is ALGO[:key=value,...] (see 'ggp players'), e.g. grave:playouts=1000.\n"
@@ -27,6 +27,7 @@ static const char play_help[] =
     "  --seed S        game seed (default 1)\n"
     "  --quiet         print only the goals line\n"
     "  --verbose       also print each search's report (playouts, nodes, bytes, time)\n"
+    "  --max-steps N   a game not ended after N joint moves fails (default 100000)\n"
     "  --engine E      reasoner: auto (default), propnet or rules\n"
     "  --load-ms MS    load budget: past it the load fails naming the\n"
     "                  relation it was computing (default: none)\n"
@@ -39,13 +40,14 @@ int cmd_play(int argc, char **argv)
 {
     cli_list_t players = {0};
     const char *file;
-    uint64_t seed = 1;
+    uint64_t seed = 1, max_steps = LOCAL_MAX_STEPS;
     bool quiet = false, verbose = false;
     game_options_t gopt = {.engine = ENGINE_AUTO};
     const cli_opt_t opts[] = {
         CLI_OPT_FLAG("--quiet", "-q", &quiet),   CLI_OPT_FLAG("--verbose", "-v", &verbose),
         CLI_OPT_LIST("--player", &players),      CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
         CLI_OPT_ENGINE(&gopt.engine),            CLI_OPT_BUDGETS(&gopt),
+        CLI_OPT_U64("--max-steps", &max_steps, 1, UINT32_MAX),
     };
     int rc;
     if (!cli_opts_parse_file("play", play_help, opts, sizeof opts / sizeof opts[0], argc, argv, &file, &rc)) {
@@ -86,7 +88,8 @@ int cmd_play(int argc, char **argv)
         rc = EXIT_USAGE;
     } else if (g) {
         local_game_t res;
-        local_game_play(g, (const search_spec_t *const *)specs, seed, quiet ? NULL : stdout, verbose, NULL, &res);
+        local_game_play(g, (const search_spec_t *const *)specs, seed, (uint32_t)max_steps, quiet ? NULL : stdout, verbose,
+                        NULL, &res);
         if (!res.ok) {
             fprintf(stderr, "ggp play: %s\n", res.error);
             rc = EXIT_FAIL;

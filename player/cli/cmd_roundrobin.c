@@ -27,7 +27,7 @@
 static const char roundrobin_help[] =
     "usage: ggp roundrobin FILE.kif --player SPEC --player SPEC [--player SPEC ...]\n"
     "                      --games-per-pair G [--jobs J] [--seed S] [--csv FILE [--resume]]\n"
-    "                      [--shard I/N] [--plot FILE.svg] [--quiet]\n"
+    "                      [--shard I/N] [--plot FILE.svg] [--max-steps N] [--quiet]\n"
     "                      [--engine auto|propnet|rules] [--load-ms MS] [--memory MB]\n"
     "\n"
     "Every pair of the searchers plays G games (specs as in 'ggp players'), seats\n"
@@ -56,6 +56,8 @@ static const char roundrobin_help[] =
     "                         --csv. 'ggp results merge' combines the shards into\n"
     "                         the table of the unsharded run\n"
     "  --plot FILE.svg        each method's score and interval as bars\n"
+    "  --max-steps N          a game not ended after N joint moves fails (default\n"
+    "                         100000; recorded in the CSV)\n"
     "  --quiet                no progress bar\n"
     "  --engine E             reasoner: auto (default), propnet or rules\n"
     "  --load-ms MS           load budget: past it the load fails naming the\n"
@@ -68,7 +70,7 @@ typedef struct opts {
     const char *file, *csv, *plot;
     const char **texts; /* the players' specs */
     uint32_t n;
-    uint64_t per_pair, jobs, seed;
+    uint64_t per_pair, jobs, seed, max_steps;
     uint32_t shard, shards;
     bool quiet, resume, sharded;
     game_options_t load;
@@ -86,6 +88,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         CLI_OPT_U64("--games-per-pair", &o->per_pair, 1, TREC_MAX_GAMES),
         CLI_OPT_U64("--jobs", &o->jobs, 1, 256),
         CLI_OPT_U64("--seed", &o->seed, 0, UINT64_MAX),
+        CLI_OPT_U64("--max-steps", &o->max_steps, 1, UINT32_MAX),
         CLI_OPT_FN("--shard", tplay_shard_opt, &sh),
         CLI_OPT_STR("--csv", &o->csv),
         CLI_OPT_STR("--plot", &o->plot),
@@ -204,7 +207,8 @@ int cmd_roundrobin(int argc, char **argv)
     if (g && !parse_specs(&o, g, specs)) rc = EXIT_USAGE;
     if (g && rc == EXIT_OK) {
         trec_meta_t m = {.kind = TREC_ROUNDROBIN, .games = (uint32_t)o.per_pair, .seed = o.seed, .shard = o.shard,
-                         .shards = o.shards, .n_players = o.n, .players = (char **)o.texts};
+                         .shards = o.shards, .n_players = o.n, .players = (char **)o.texts,
+                         .max_steps = (uint32_t)o.max_steps};
         tplay_meta_of(&m, g, &l, o.file);
         char err[512];
         if (!trec_init(&rec, &m, err, sizeof err)) {

@@ -32,7 +32,7 @@ static const char tournament_help[] =
     "usage: ggp tournament FILE.kif --a SPEC --b SPEC --games N [--jobs J] [--seed S]\n"
     "                      [--csv FILE [--resume]] [--shard I/N] [--sweep KEY=V1,V2,...]\n"
     "                      [--plot FILE.svg] [--verbose] [--quiet] [--progress-every SEC]\n"
-    "                      [--engine auto|propnet|rules]\n"
+    "                      [--max-steps N] [--engine auto|propnet|rules]\n"
     "\n"
     "Play N games of searcher A against searcher B (specs as in 'ggp players').\n"
     "Game k (from 0) has seed rng_derive(S, k); A takes seat k mod n of the n roles\n"
@@ -57,6 +57,8 @@ static const char tournament_help[] =
     "                       also with --sweep). 'ggp results merge' combines the shards\n"
     "  --sweep KEY=V1,...   repeat the tournament with KEY=V of A's spec for each V\n"
     "  --plot FILE.svg      with --sweep: score and interval against the swept value\n"
+    "  --max-steps N        a game not ended after N joint moves fails (default 100000;\n"
+    "                       recorded in the CSV)\n"
     "  --verbose            list every game with the command that replays it\n"
     "  --quiet              no progress\n"
     "  --progress-every SEC when stderr is not a terminal, a progress line (games done,\n"
@@ -96,7 +98,9 @@ static void print_games(const trec_t *r, size_t p, const char *file, FILE *out)
             fputs(" --player ", out);
             put_quoted(s == g->a_seat ? r->a_texts[p] : r->b_texts[p], out);
         }
-        fprintf(out, " --seed %" PRIu64 " --verbose\n", g->seed);
+        fprintf(out, " --seed %" PRIu64, g->seed);
+        if (r->m.max_steps && r->m.max_steps != LOCAL_MAX_STEPS) fprintf(out, " --max-steps %u", r->m.max_steps);
+        fputs(" --verbose\n", out);
     }
 }
 
@@ -112,7 +116,7 @@ typedef struct opts {
 /* The options into *o; false with *rc to return. */
 static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
 {
-    uint64_t games = 0;
+    uint64_t games = 0, max_steps = LOCAL_MAX_STEPS;
     const char *a = o->m.a, *b = o->m.b, *sweep = o->m.sweep;
     tplay_shard_t sh = {0};
     const cli_opt_t opts[] = {
@@ -122,6 +126,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         CLI_OPT_STR("--a", &a),
         CLI_OPT_STR("--b", &b),
         CLI_OPT_U64("--games", &games, 1, 1000000),
+        CLI_OPT_U64("--max-steps", &max_steps, 1, UINT32_MAX),
         CLI_OPT_U64("--jobs", &o->jobs, 1, 256),
         CLI_OPT_U64("--seed", &o->m.seed, 0, UINT64_MAX),
         CLI_OPT_FN("--shard", tplay_shard_opt, &sh),
@@ -142,6 +147,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
     o->sharded = sh.shards != 0;
     if (o->sharded) o->m.shard = sh.shard, o->m.shards = sh.shards;
     o->m.games = (uint32_t)games;
+    o->m.max_steps = (uint32_t)max_steps;
     const char *bad = NULL;
     if (!o->file || !o->m.a || !o->m.b || !games) bad = "FILE, --a, --b and --games are required";
     else if (o->plot && !*o->m.sweep) bad = "--plot needs --sweep (the plot is score against the swept value)";

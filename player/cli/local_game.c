@@ -51,9 +51,10 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
     fputc('\n', out);
 }
 
-void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, FILE *out, bool verbose,
-                     seat_totals_t *totals, local_game_t *res)
+void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, uint32_t max_steps,
+                     FILE *out, bool verbose, seat_totals_t *totals, local_game_t *res)
 {
+    if (!max_steps) max_steps = LOCAL_MAX_STEPS;
     uint32_t k = game_num_roles(g);
     memset(res, 0, sizeof *res);
     res->moves_hash = LOCAL_HASH_START;
@@ -81,7 +82,6 @@ void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_
     game_ctx_set_state(ctx, st);
     move_id_t *joint = xcalloc(k, sizeof *joint);
     search_report_t *rep = xcalloc(k, sizeof *rep);
-    const uint32_t max_steps = 100000;
     while (!game_is_terminal(ctx)) {
         if (res->steps >= max_steps) {
             snprintf(res->error, sizeof res->error, "no terminal state after %u steps", max_steps);

@@ -39,11 +39,16 @@ typedef struct local_game {
 #define LOCAL_HASH_START 14695981039346656037ull
 uint64_t local_hash_bytes(uint64_t h, const char *s, size_t n);
 
+/* A game not over after this many steps fails (--max-steps): rules whose
+ * game never ends must not hold a run for hours. */
+#define LOCAL_MAX_STEPS 100000u
+
 /* Play one game from the initial state. specs[r] plays role r (at most 64
  * roles). out (may be NULL) gets each joint move; verbose adds each search's
- * report. totals (may be NULL) has one entry per role. */
-void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, FILE *out, bool verbose,
-                     seat_totals_t *totals, local_game_t *res);
+ * report. totals (may be NULL) has one entry per role. A game that has not
+ * ended after max_steps joint moves (0: LOCAL_MAX_STEPS) fails. */
+void local_game_play(const game_t *g, const search_spec_t *const *specs, uint64_t game_seed, uint32_t max_steps,
+                     FILE *out, bool verbose, seat_totals_t *totals, local_game_t *res);
 
 
 /* Load, validate and compile a rule file (diagnostics on stderr) with

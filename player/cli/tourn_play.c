@@ -19,7 +19,7 @@ static void play_one(tplay_t *t, size_t i)
     for (uint32_t s = 0; s < n; s++) specs[s] = s == res->a_seat ? t->a_specs[p] : t->b_specs[p];
     seat_totals_t tot[TREC_MAX_ROLES];
     local_game_t lg;
-    local_game_play(t->g, specs, res->seed, NULL, false, tot, &lg);
+    local_game_play(t->g, specs, res->seed, r->m.max_steps, NULL, false, tot, &lg);
     memcpy(res->goals, lg.goals, sizeof res->goals);
     res->a = tot[res->a_seat];
     res->b_seconds = 0;

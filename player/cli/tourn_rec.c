@@ -307,6 +307,9 @@ int trec_outcome(const int *goals, uint32_t n_roles, uint32_t a_seat)
 
 /* ---- writing ---------------------------------------------------------------- */
 
+/* A run's step limit (0 read as the default). */
+static uint32_t meta_max_steps(const trec_meta_t *m) { return m->max_steps ? m->max_steps : LOCAL_MAX_STEPS; }
+
 static void meta_field(const char *key, const char *value, FILE *out)
 {
     size_t len = strlen(key) + strlen(value) + 2;
@@ -333,6 +336,9 @@ void trec_write_head(const trec_t *r, FILE *out)
         meta_field("b", m->b, out);
         meta_field("sweep", m->sweep, out);
     }
+    /* only when set: the files of earlier versions, and of runs without
+     * --max-steps, stay alike */
+    if (meta_max_steps(m) != LOCAL_MAX_STEPS) fprintf(out, ",max_steps=%u", meta_max_steps(m));
     fprintf(out, "\n%s%s\n", header, rr ? rr_header_tail : "");
 }
 
@@ -377,15 +383,17 @@ const char *trec_meta_differs(const trec_meta_t *want, const trec_meta_t *got, b
     if (strcmp(want->b, got->b)) return "another player B (another --b?)";
     if (strcmp(want->sweep, got->sweep)) return "another sweep (another --sweep?)";
     if (with_shard && (want->shard != got->shard || want->shards != got->shards)) return "another shard (another --shard?)";
+    if (meta_max_steps(want) != meta_max_steps(got)) return "another step limit (another --max-steps?)";
     return NULL;
 }
 
 /* The metadata keys, in the order of meta_set's cases; which kinds have
  * each (bit 1 << kind); player= is given once per player. */
-static const char *const meta_keys[] = {"games", "seed", "shard", "shard_games", "roles", "rules",
-                                        "rules_hash", "a", "b", "sweep", "games_per_pair", "player"};
-static const unsigned meta_kinds[] = {1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 2, 2};
-enum { KEY_GAMES_PER_PAIR = 10, KEY_PLAYER = 11 };
+static const char *const meta_keys[] = {"games", "seed", "shard",  "shard_games",    "roles",  "rules",    "rules_hash",
+                                        "a",     "b",    "sweep",  "games_per_pair", "player", "max_steps"};
+static const unsigned meta_kinds[] = {1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 2, 2, 3};
+enum { KEY_GAMES_PER_PAIR = 10, KEY_PLAYER = 11, KEY_MAX_STEPS = 12 };
+#define META_OPTIONAL (1u << KEY_MAX_STEPS)
 
 /* A round robin's next player= into m; false past TREC_MAX_PLAYERS. */
 static bool add_player(trec_meta_t *m, const char *v)
@@ -432,6 +440,7 @@ static bool meta_set(trec_meta_t *m, const char *key, const char *v, unsigned *s
         return strlen(v) == 16 && !*end && !errno;
     case 7: m->a = xstrdup(v); return true;
     case 8: m->b = xstrdup(v); return true;
+    case KEY_MAX_STEPS: return u32_of(v, &m->max_steps) && m->max_steps >= 1;
     default: m->sweep = xstrdup(v); return true;
     }
 }
@@ -443,7 +452,7 @@ static unsigned meta_required(trec_kind kind)
     unsigned all = 0;
     for (size_t i = 0; i < sizeof meta_keys / sizeof *meta_keys; i++)
         if (meta_kinds[i] & (1u << kind)) all |= 1u << i;
-    return all;
+    return all & ~META_OPTIONAL;
 }
 
 /* The next line of f (its newline cut), or NULL at f->keep; *nul is set
@@ -494,7 +503,7 @@ static bool parse_meta(trec_file_t *f, char *err, size_t err_size)
             return false;
         }
     }
-    if (seen != meta_required(f->m.kind)) {
+    if ((seen & ~META_OPTIONAL) != meta_required(f->m.kind)) {
         fmt(err, err_size, "%s:1: metadata line without all of %s", f->path,
             f->m.kind == TREC_ROUNDROBIN
                 ? "games_per_pair, seed, shard, shard_games, roles, rules, rules_hash, player"

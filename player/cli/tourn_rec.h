@@ -17,7 +17,8 @@
  *     roles=x;o,rules=...,rules_hash=...,player=SPEC1,player=SPEC2,...
  *   game,seed,a_role,...,moves_hash,b_seconds
  *
- * (one line; fields with commas quoted). The games are in points of
+ * (one line; fields with commas quoted; either kind ends with
+ * max_steps=N when the run set --max-steps). The games are in points of
  * `games` games each, game k of point p at index p * games + k: the
  * points of a tournament's sweep (one point without a sweep), or the
  * pairs (i, j), i < j, of a round robin in order (0,1) (0,2) .. (1,2) ..,
@@ -63,6 +64,7 @@ typedef struct trec_meta {
     char *sweep;         /* tournament: "KEY=V1,V2,..." or "" */
     uint32_t n_players;  /* round robin: its players' specs */
     char **players;
+    uint32_t max_steps;  /* --max-steps (0: LOCAL_MAX_STEPS); in the file only when not that */
 } trec_meta_t;
 
 /* One game. */

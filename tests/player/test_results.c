@@ -823,6 +823,48 @@ static void test_rr_merge_rejects(void **state)
     expect(0, "ggp roundrobin --shard I/N", "results --help");
 }
 
+/* --max-steps: a game not over after N joint moves fails with its reason
+ * (tic-tac-toe needs at least five), in `ggp play` and in a tournament's
+ * and a round robin's games; the limit is in the CSV's metadata only when
+ * set (a default run's file is as before), a resume with another limit is
+ * refused, and --verbose's replay commands carry it. */
+static void test_max_steps(void **state)
+{
+    (void)state;
+    expect(1, "no terminal state after 3 steps", "play '%s' --player random --player random --max-steps 3", game);
+    expect(0, "goals", "play '%s' --player random --player random --max-steps 9", game);
+    expect(2, "--max-steps", "play '%s' --player random --player random --max-steps 0", game);
+    int st;
+    char *out = ggp(&st, "tournament '%s' --a random --b random --games 4 --max-steps 3 --csv ms.csv --quiet --verbose",
+                    game);
+    assert_int_equal(st, 1); /* games that could not end */
+    assert_non_null(strstr(out, "no terminal state after 3 steps"));
+    assert_non_null(strstr(out, "--max-steps 3 --verbose"));
+    free(out);
+    char *text = read_file("ms.csv");
+    assert_non_null(strstr(text, ",max_steps=3\n"));
+    assert_int_equal(tu_count_char(text, '\n'), 2 + 4);
+    assert_non_null(strstr(text, ",failed,"));
+    free(text);
+    expect(2, "another step limit (another --max-steps?)",
+           "tournament '%s' --a random --b random --games 4 --max-steps 4 --csv ms.csv --resume --quiet", game);
+    expect(1, "result games=0", "results merge ms.csv");
+    /* the default: no field, games that end */
+    out = ggp(&st, "tournament '%s' --a random --b random --games 2 --csv ms_default.csv --quiet", game);
+    assert_int_equal(st, 0);
+    free(out);
+    text = read_file("ms_default.csv");
+    assert_null(strstr(text, "max_steps"));
+    free(text);
+    out = ggp(&st, "roundrobin '%s' --player random --player random --games-per-pair 2 --max-steps 2 --csv ms_rr.csv --quiet",
+              game);
+    assert_int_equal(st, 1);
+    free(out);
+    text = read_file("ms_rr.csv");
+    assert_non_null(strstr(text, ",max_steps=2\n"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -836,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_rr_shards_partition_and_merge),
         cmocka_unit_test(test_rr_shard_kill_resume),
         cmocka_unit_test(test_rr_merge_rejects),
+        cmocka_unit_test(test_max_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
