@@ -47,7 +47,7 @@ int cmd_play(int argc, char **argv)
         CLI_OPT_FLAG("--quiet", "-q", &quiet),   CLI_OPT_FLAG("--verbose", "-v", &verbose),
         CLI_OPT_LIST("--player", &players),      CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
         CLI_OPT_ENGINE(&gopt.engine),            CLI_OPT_BUDGETS(&gopt),
-        CLI_OPT_U64("--max-steps", &max_steps, 1, UINT32_MAX),
+        CLI_OPT_U64("--max-steps", &max_steps, 1, 100000000),
     };
     int rc;
     if (!cli_opts_parse_file("play", play_help, opts, sizeof opts / sizeof opts[0], argc, argv, &file, &rc)) {

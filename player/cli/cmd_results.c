@@ -8,7 +8,7 @@
  *
  * The files are untrusted input: every line is checked (tourn_rec.h) and
  * an error names FILE:LINE. Files of other runs (command, rules, games,
- * seed, players, sweep) and a game found twice are refused. Shards not finished
+ * seed, players, sweep, step limit) and a game found twice are refused. Shards not finished
  * give partial results, with their intervals and the count of games
  * missing. */
 #include <inttypes.h>
@@ -32,12 +32,12 @@ static const char results_help[] =
     "--csv FILE'), any I and N, any order, and print what the unsharded run prints:\n"
     "a 'result ...' line (one per swept value; a round robin's table and one per\n"
     "method). Files of another run (command, rules, --games, --games-per-pair,\n"
-    "--seed, --a, --b, --player, --sweep) and a game found twice are refused,\n"
-    "naming FILE:LINE. With games missing (shards not finished or not given) the\n"
-    "result lines end with 'missing=M' and the missing games are listed on stderr,\n"
-    "with A's games and score per seat when its seats are not yet equal in number\n"
-    "(a tournament's shards of an N that is a multiple of the roles each hold one\n"
-    "of A's seats).\n"
+    "--seed, --a, --b, --player, --sweep, --max-steps) and a game found twice are\n"
+    "refused, naming FILE:LINE. With games missing (shards not finished or not\n"
+    "given) the result lines end with 'missing=M' and the missing games are listed\n"
+    "on stderr, with A's games and score per seat when its seats are not yet equal\n"
+    "in number (a tournament's shards of an N that is a multiple of the roles each\n"
+    "hold one of A's seats).\n"
     "\n"
     "  --csv OUT        what the unsharded run's --csv holds: the per-game CSV (it can\n"
     "                   be continued with 'ggp tournament|roundrobin ... --csv OUT\n"

@@ -45,19 +45,19 @@ static const char roundrobin_help[] =
     "  --jobs J               games played in parallel (threads; default 1)\n"
     "  --seed S               base seed (default 1)\n"
     "  --csv FILE             one row per game, written as each game ends; its first\n"
-    "                         line records the run (players, G, seed, shard);\n"
-    "                         removed or replaced meanwhile (a checkout), it is\n"
-    "                         written again with every game so far\n"
+    "                         line records the run (players, G, seed, shard, step\n"
+    "                         limit); removed or replaced meanwhile (a checkout),\n"
+    "                         it is written again with every game so far\n"
     "  --resume               keep the games already in the CSV (of a killed run with\n"
-    "                         the same FILE, players, G, --seed, --shard) and play\n"
-    "                         only the others\n"
+    "                         the same FILE, players, G, --seed, --shard,\n"
+    "                         --max-steps) and play only the others\n"
     "  --shard I/N            play only the games k with k mod N = I (0 <= I < N),\n"
     "                         with the seeds they have in the whole run; needs\n"
     "                         --csv. 'ggp results merge' combines the shards into\n"
     "                         the table of the unsharded run\n"
     "  --plot FILE.svg        each method's score and interval as bars\n"
     "  --max-steps N          a game not ended after N joint moves fails (default\n"
-    "                         100000; recorded in the CSV)\n"
+    "                         100000; recorded in the per-game CSV)\n"
     "  --quiet                no progress bar\n"
     "  --engine E             reasoner: auto (default), propnet or rules\n"
     "  --load-ms MS           load budget: past it the load fails naming the\n"
@@ -88,7 +88,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         CLI_OPT_U64("--games-per-pair", &o->per_pair, 1, TREC_MAX_GAMES),
         CLI_OPT_U64("--jobs", &o->jobs, 1, 256),
         CLI_OPT_U64("--seed", &o->seed, 0, UINT64_MAX),
-        CLI_OPT_U64("--max-steps", &o->max_steps, 1, UINT32_MAX),
+        CLI_OPT_U64("--max-steps", &o->max_steps, 1, 100000000),
         CLI_OPT_FN("--shard", tplay_shard_opt, &sh),
         CLI_OPT_STR("--csv", &o->csv),
         CLI_OPT_STR("--plot", &o->plot),

@@ -50,15 +50,15 @@ static const char tournament_help[] =
     "                       removed or replaced meanwhile (a checkout), it is written\n"
     "                       again with every game so far\n"
     "  --resume             keep the games already in the per-game CSV (of a killed run\n"
-    "                       with the same FILE, --a, --b, --seed, --shard) and play only\n"
-    "                       the others\n"
+    "                       with the same FILE, --a, --b, --seed, --shard, --max-steps)\n"
+    "                       and play only the others\n"
     "  --shard I/N          play only the games k with k mod N = I (0 <= I < N), with\n"
     "                       the seeds they have in the whole run; needs --csv (per game,\n"
     "                       also with --sweep). 'ggp results merge' combines the shards\n"
     "  --sweep KEY=V1,...   repeat the tournament with KEY=V of A's spec for each V\n"
     "  --plot FILE.svg      with --sweep: score and interval against the swept value\n"
     "  --max-steps N        a game not ended after N joint moves fails (default 100000;\n"
-    "                       recorded in the CSV)\n"
+    "                       recorded in the per-game CSV)\n"
     "  --verbose            list every game with the command that replays it\n"
     "  --quiet              no progress\n"
     "  --progress-every SEC when stderr is not a terminal, a progress line (games done,\n"
@@ -126,7 +126,7 @@ static bool parse_opts(int argc, char **argv, opts_t *o, int *rc)
         CLI_OPT_STR("--a", &a),
         CLI_OPT_STR("--b", &b),
         CLI_OPT_U64("--games", &games, 1, 1000000),
-        CLI_OPT_U64("--max-steps", &max_steps, 1, UINT32_MAX),
+        CLI_OPT_U64("--max-steps", &max_steps, 1, 100000000),
         CLI_OPT_U64("--jobs", &o->jobs, 1, 256),
         CLI_OPT_U64("--seed", &o->m.seed, 0, UINT64_MAX),
         CLI_OPT_FN("--shard", tplay_shard_opt, &sh),

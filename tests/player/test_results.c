@@ -846,9 +846,37 @@ static void test_max_steps(void **state)
     assert_int_equal(tu_count_char(text, '\n'), 2 + 4);
     assert_non_null(strstr(text, ",failed,"));
     free(text);
+    /* read back: the same limit resumes (every game done, all failed), another
+     * or none is refused, a merge keeps it */
+    expect(1, "failed=4", "tournament '%s' --a random --b random --games 4 --max-steps 3 --csv ms.csv --resume --quiet",
+           game);
     expect(2, "another step limit (another --max-steps?)",
            "tournament '%s' --a random --b random --games 4 --max-steps 4 --csv ms.csv --resume --quiet", game);
-    expect(1, "result games=0", "results merge ms.csv");
+    expect(2, "another step limit (another --max-steps?)",
+           "tournament '%s' --a random --b random --games 4 --csv ms.csv --resume --quiet", game);
+    expect(1, "result games=0", "results merge ms.csv --csv ms_merged.csv");
+    text = read_file("ms_merged.csv");
+    assert_non_null(strstr(text, ",max_steps=3\n"));
+    free(text);
+    /* shards of other limits do not merge; bad or repeated values are named */
+    expect(1, "failed", "tournament '%s' --a random --b random --games 4 --max-steps 3 --shard 0/2 --csv ms0.csv --quiet",
+           game);
+    expect(1, "failed", "tournament '%s' --a random --b random --games 4 --max-steps 4 --shard 1/2 --csv ms1.csv --quiet",
+           game);
+    expect(2, "another step limit", "results merge ms0.csv ms1.csv");
+    text = read_file("ms.csv");
+    char *at = strstr(text, ",max_steps=3\n");
+    const char *bad[] = {",max_steps=0\n", ",max_steps=x\n", ",max_steps=4294967296\n", ",max_steps=3,max_steps=3\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *edited = calloc(1, strlen(text) + 64);
+        memcpy(edited, text, (size_t)(at - text));
+        strcat(edited, bad[i]);
+        strcat(edited, at + strlen(",max_steps=3\n"));
+        write_file("ms_bad.csv", edited);
+        free(edited);
+        expect(2, "ms_bad.csv:1: bad metadata field 'max_steps'", "results merge ms_bad.csv");
+    }
+    free(text);
     /* the default: no field, games that end */
     out = ggp(&st, "tournament '%s' --a random --b random --games 2 --csv ms_default.csv --quiet", game);
     assert_int_equal(st, 0);
