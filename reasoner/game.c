@@ -237,19 +237,15 @@ void game_ctx_free(game_ctx_t *c)
 const game_t *game_ctx_game(const game_ctx_t *c) { return c->g; }
 void game_initial(game_ctx_t *c, game_state_t *out) { c->g->vt->initial(c, out); }
 
-void game_ctx_set_state(game_ctx_t *c, const game_state_t *s)
+static void ctx_state(game_ctx_t *c, const game_state_t *s, bool once)
 {
     game_state_copy(c->g, c->cur, s);
-    c->once = false;
+    c->once = once;
     c->g->vt->state_changed(c);
 }
 
-void game_ctx_visit_state(game_ctx_t *c, const game_state_t *s)
-{
-    game_state_copy(c->g, c->cur, s);
-    c->once = true;
-    c->g->vt->state_changed(c);
-}
+void game_ctx_set_state(game_ctx_t *c, const game_state_t *s) { ctx_state(c, s, false); }
+void game_ctx_visit_state(game_ctx_t *c, const game_state_t *s) { ctx_state(c, s, true); }
 
 const game_state_t *game_ctx_state(const game_ctx_t *c) { return c->cur; }
 void game_ctx_scratch(game_ctx_t *c) { c->scratch = true; }

@@ -1611,8 +1611,7 @@ static bool iterate_two_level(engine_t *e, deadline_t dl, const atomic_bool *sto
         if (c == NIL) {
             bool room = pool_can_alloc(p, 0);
             play_tree_step(e);
-            L = room ? pool_alloc(p, 0) : NIL;
-            nc_forget(e, L);
+            L = room ? pool_alloc(p, 0) : NIL; /* two-level trees have no state cache */
             if (L != NIL) {
                 pool_link(p, x, L, edge);
                 path_push(e, L);
