@@ -16,7 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/xalloc.h"
 #include "search/search_internal.h"
@@ -30,8 +29,7 @@
 
 uint64_t engine_default_memory_mb(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    uint64_t mb = pages > 0 && size > 0 ? (uint64_t)pages / 2 * (uint64_t)size / (1024 * 1024) : 1024;
+    uint64_t ram = search_ram_mb(), mb = ram ? ram / 2 : 1024;
     return mb > 4096 ? 4096 : mb < 64 ? 64 : mb;
 }
 

@@ -40,6 +40,10 @@ bool search_spec_set_threads(search_spec_t *s, uint32_t n);
 /* Set a match player's memory bound (MB) unless memory= was given; false if
  * the spec has no such key or it was given. */
 bool search_spec_set_memory(search_spec_t *s, uint64_t mb);
+/* This machine's physical RAM in MB (0 if unknown): a memory bound above it
+ * is refused (memory=, `ggp serve --memory`), since a shared tree's arrays
+ * are allocated whole at the first search and would abort it there. */
+uint64_t search_ram_mb(void);
 /* Whether the spec can play game g: alpha-beta needs two players taking
  * turns, NMCS one player; MCTS rows play any game. False with why in err. */
 bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, size_t len);

@@ -152,7 +152,7 @@ static const key_def_t key_defs[N_KEYS] = {
     [K_PONDER] = {"ponder", KT_ONOFF, 0, 1, "on", "ggp serve: search on after replying, until the next request",
                   ap_match},
     [K_MEMORY] = {"memory", KT_INT, 1, 1048576, "(RAM/2)",
-                  "MB for the tree, its tables, MAST, N-grams and replies (default half the RAM, at most 4096); LRU recycling past it",
+                  "MB for the tree, its tables, MAST, N-grams and replies (default half the RAM, at most 4096; at most the RAM); LRU recycling past it",
                   ap_match},
     [K_NESTED] = {"nested", KT_ONOFF, 0, 1, "on",
                   "one-player games, timed: half of each search to nested Monte Carlo (level 2), its line if better",
@@ -469,11 +469,21 @@ static bool spec_finish(search_spec_t *s, char *err, size_t elen)
         if (!(s->set & (1ull << K_PSEC))) s->psec = ns;
     }
     if (s->tt_mb) { /* allocated whole at the first search: more than the machine holds is an abort later */
-        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-        uint64_t half = pages > 0 && size > 0 ? (uint64_t)pages / 2 * (uint64_t)size / (1024 * 1024) : 0;
+        uint64_t half = search_ram_mb() / 2;
         if (half && s->tt_mb > half) {
             fail(err, elen, "%s: tt=%llu MB is more than half this machine's RAM (%llu MB)", v->name,
                  (unsigned long long)s->tt_mb, (unsigned long long)half);
+            return false;
+        }
+    }
+    if (v->match && (s->set & (1ull << K_MEMORY))) {
+        /* workers sharing a tree have its arrays allocated whole (pool_fix)
+         * at the first search: past the RAM that was an abort there, in
+         * the middle of a match */
+        uint64_t ram = search_ram_mb();
+        if (ram && s->memory_mb > ram) {
+            fail(err, elen, "%s: memory=%llu MB is more than this machine's RAM (%llu MB)", v->name,
+                 (unsigned long long)s->memory_mb, (unsigned long long)ram);
             return false;
         }
     }
@@ -564,6 +574,12 @@ bool search_spec_set_threads(search_spec_t *s, uint32_t n)
     s->threads = n > NODE_MAX_FLIGHTS ? NODE_MAX_FLIGHTS : n;
     if (s->check) s->threads = 1;
     return true;
+}
+
+uint64_t search_ram_mb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / (1024 * 1024) : 0;
 }
 
 bool search_spec_set_memory(search_spec_t *s, uint64_t mb)

@@ -39,11 +39,12 @@ static const char serve_help[] =
     "                    it searches until the deadline, with playouts=N it\n"
     "                    stops at N playouts\n"
     "  --memory MB       bound of compete's tree (default half the RAM, at\n"
-    "                    most 4096; the spec's memory= key wins). compete\n"
-    "                    searches one shared tree on every core it may run\n"
-    "                    on (its CPU affinity, within a cgroup CPU quota)\n"
-    "                    unless its spec gives threads=; when given, also\n"
-    "                    the memory budget of loading a game's rules\n"
+    "                    most 4096; never more than the RAM; the spec's\n"
+    "                    memory= key wins). compete searches one shared\n"
+    "                    tree on every core it may run on (its CPU affinity,\n"
+    "                    within a cgroup CPU quota) unless its spec gives\n"
+    "                    threads=; when given, also the memory budget of\n"
+    "                    loading a game's rules\n"
     "  --margin-ms M     reply this many ms before the clock runs out, counted\n"
     "                    from the request's arrival (default 500)\n"
     "  --max-body BYTES  largest request accepted (default 8388608)\n"
@@ -125,6 +126,14 @@ int cmd_serve(int argc, char **argv)
     if (!cli_opts_parse("serve", serve_help, opts, sizeof opts / sizeof opts[0], argc, argv, NULL, &rc)) return rc;
     if (!*bind) { /* the server reads "" as its default; a user who typed it meant something else */
         fprintf(stderr, "ggp serve: bad value for --bind: '' (expected a numeric IPv4 or IPv6 address)\n");
+        return EXIT_USAGE;
+    }
+    /* compete's workers allocate their tree whole at START: a bound past
+     * the RAM aborted the server in the middle of its first match */
+    uint64_t ram_mb = search_ram_mb();
+    if (ram_mb && memory_mb > ram_mb) {
+        fprintf(stderr, "ggp serve: bad value for --memory: %llu MB is more than this machine's RAM (%llu MB)\n",
+                (unsigned long long)memory_mb, (unsigned long long)ram_mb);
         return EXIT_USAGE;
     }
     char err[256];

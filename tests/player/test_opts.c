@@ -245,6 +245,19 @@ static void test_commands(void **state)
     USAGE("ggp serve: missing value for --log", "serve --log");
     USAGE("ggp serve: unexpected argument 'x'", "serve x");
     USAGE("ggp serve: bad value for --bind: ''", "serve --bind ''");
+    /* a memory bound past the RAM: compete's shared tree is allocated whole
+     * at START, where it aborted the server (and a local game at its first
+     * search) */
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+    unsigned long long over = (unsigned long long)pages * (unsigned long long)psize / (1024 * 1024) + 1;
+    if (pages > 0 && psize > 0 && over <= 1048576) {
+        /* (a bad --player after it: without the check serve exits there) */
+        USAGE("ggp serve: bad value for --memory:", "serve --memory %llu --player bogus", over);
+        USAGE("MB is more than this machine's RAM", "serve --memory %llu --player bogus", over);
+        USAGE("compete: memory=", "play %s --player compete:memory=%llu,playouts=10 --player random", g, over);
+        USAGE("MB is more than this machine's RAM", "play %s --player compete:memory=%llu,playouts=10 --player random", g,
+              over);
+    }
     USAGE("ggp gtp: bad value for --seed: 'y'", "gtp --player random --seed y");
     USAGE("ggp gtp: missing value for --game", "gtp --player random --game");
     USAGE("ggp bench: bad value for --seconds: 'x'", "bench %s --seconds x", g);

@@ -181,6 +181,21 @@ static void test_errors(void **state)
         expect_error("ab:tt=65536", "tt=65536 MB is more than half this machine's RAM", NULL);
         expect_error("compete:tt=65536", "tt=65536 MB is more than half this machine's RAM", NULL);
     }
+    /* so is a match row's memory bound past the RAM (its workers' tree is
+     * allocated whole): refused with its value and the RAM, at the RAM
+     * itself taken */
+    uint64_t ram_mb = (uint64_t)pages * (uint64_t)size / (1024 * 1024);
+    if (ram_mb + 1 <= 1048576) {
+        char text[64], msg[128];
+        snprintf(text, sizeof text, "compete:memory=%llu", (unsigned long long)(ram_mb + 1));
+        snprintf(msg, sizeof msg, "compete: memory=%llu MB is more than this machine's RAM (%llu MB)",
+                 (unsigned long long)(ram_mb + 1), (unsigned long long)ram_mb);
+        expect_error(text, msg, NULL);
+        snprintf(text, sizeof text, "compete:memory=%llu", (unsigned long long)ram_mb);
+        s = parse(text);
+        assert_non_null(s);
+        search_spec_free(s);
+    }
     s = parse("ab:tt=16");
     assert_non_null(s);
     search_spec_free(s);
