@@ -101,6 +101,11 @@ struct session {
     int loaders;
     char *loading_id;
     uint32_t loading_play_clock;
+    /* A STOP or ABORT of the match whose rules are loading: answered at
+     * once, and the loader drops the match instead of installing it (it
+     * held the player `busy` until abandoned, minutes, losing the next
+     * match's START). */
+    bool loading_ended;
     /* The guess while nothing is known: "noop" in the START's own
      * spelling (Dresden upper-cases whole messages, §5.2). */
     char noop[16];
@@ -112,6 +117,10 @@ struct session {
     step_t *early, **early_tail;
     bool quit;
     bool closing; /* session_close: answer at once, start no new work */
+    /* cancel_jobs calls: a request that saw it change while it waited was
+     * overtaken by a newer one (a PLAY, STOP, ABORT), whose own step or
+     * release must not be followed by this one's ponder */
+    uint64_t cancels;
     pthread_t worker, stater;
     uint64_t n_matches;
     pthread_mutex_t log_mu;
@@ -180,6 +189,7 @@ static match_t *cancel_search(session_t *s)
 static match_t *cancel_jobs(session_t *s)
 {
     match_t *dead = cancel_search(s);
+    s->cancels++;
     if (s->stepping) s->stepping->cancelled = true;
     for (step_t **p = &s->queue; *p;) {
         step_t *st = *p;
@@ -360,10 +370,13 @@ static void wait_until(session_t *s, const bool *flag, uint64_t at_ns)
 
 /* After a reply (s->mu held): search on from the match's current state
  * until the next request stops it, or until the match would be deemed
- * abandoned. */
-static void post_ponder(session_t *s, match_t *m)
+ * abandoned. cancels: s->cancels when the request began to wait; a newer
+ * request since (an ABORT that released m, a PLAY whose step follows)
+ * means no ponder: it would search a released match for minutes, or
+ * cancel the newer PLAY's search behind its back. */
+static void post_ponder(session_t *s, match_t *m, uint64_t cancels)
 {
-    if (!s->cfg.ponder || !m->em || s->closing) return;
+    if (!s->cfg.ponder || !m->em || s->closing || s->cur != m || s->cancels != cancels) return;
     step_t *st = post_step(s, m, 1);
     st->search = st->ponder = true;
 }
@@ -599,14 +612,23 @@ static void *loader_main(void *arg)
     rng_seed(&m->rng, ld->seed);
     char note[360] = "";
     pthread_mutex_lock(&s->mu);
-    s->cur = m;
+    bool ended = s->loading_ended;
+    match_t *dropped = NULL;
+    s->loading_ended = false;
+    if (ended) {
+        dropped = m;
+        m = NULL;
+        snprintf(ld->err, sizeof ld->err, "the match was stopped while its rules loaded");
+    } else {
+        s->cur = m;
+    }
     s->loading = false;
     ld->done = true;
-    while (s->early) { /* moves played while we loaded, in order (no game: dropped) */
+    while (s->early) { /* moves played while we loaded, in order (no game or none left: dropped) */
         step_t *st = s->early;
         s->early = st->next;
         st->next = NULL;
-        if (!em) {
+        if (!em || !m) {
             step_unref(e, st);
             continue;
         }
@@ -620,16 +642,17 @@ static void *loader_main(void *arg)
     /* Nobody waits for this load: say how it ended, and search on from
      * the initial state until the first PLAY. */
     if (ld->orphan) {
-        snprintf(note, sizeof note, "loaded after the reply: %.300s", em ? "ready" : ld->err);
-        post_ponder(s, m);
+        snprintf(note, sizeof note, "loaded after the reply: %.300s", em && m ? "ready" : ld->err);
+        if (m) post_ponder(s, m, s->cancels);
     }
     pthread_cond_broadcast(&s->cv);
     bool orphan = ld->orphan;
     uint64_t arrival_ns = ld->arrival_ns;
     /* m may be released (ABORT) as soon as the lock is dropped */
-    char *id = orphan ? xstrdup(m->id) : NULL;
+    char *id = orphan ? xstrdup(ld->msg.match_id) : NULL;
     loader_unref(ld);
     pthread_mutex_unlock(&s->mu);
+    match_destroy(e, dropped);
     if (orphan) session_log(s, id, "load", 0, "", arrival_ns, note);
     free(id);
     pthread_mutex_lock(&s->mu);
@@ -673,6 +696,7 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         return;
     }
     s->loading = true;
+    s->loading_ended = false;
     s->loaders++;
     free(s->loading_id);
     s->loading_id = xstrdup(msg->match_id);
@@ -725,9 +749,10 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     step_t *st = post_step(s, m, 2);
     st->search = true;
     st->search_ns = search_at(arrival_ns, reply_ns);
+    uint64_t cancels = s->cancels;
     wait_step(s, st, reply_ns);
     if (st->job && st->job->done) snprintf(a->note, sizeof a->note, "metagame: %s", st->job->info);
-    if (!st->cancelled) post_ponder(s, m);
+    if (!st->cancelled) post_ponder(s, m, cancels);
     dead = step_unref(e, st);
     pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
@@ -780,7 +805,7 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
     }
     /* A newer PLAY makes any search still running stale (§5.4). */
     match_t *dead = cancel_jobs(s);
-    uint64_t reply_ns = reply_at(s, arrival_ns, m->play_clock);
+    uint64_t reply_ns = reply_at(s, arrival_ns, m->play_clock), cancels = s->cancels;
     step_t *st = post_step(s, m, 2);
     if (!msg->moves_nil) step_take_moves(st, msg);
     st->want_fallback = st->search = true;
@@ -810,7 +835,7 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         set_answer(a, 200, s->noop);
         snprintf(a->note, sizeof a->note, "step %u: state not computed in time and no legal move known: a guess", n);
     }
-    if (!st->cancelled) post_ponder(s, m);
+    if (!st->cancelled) post_ponder(s, m, cancels);
     match_t *dead2 = step_unref(e, st);
     pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead);
@@ -823,8 +848,18 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
     const match_engine_t *e = s->cfg.engine;
     pthread_mutex_lock(&s->mu);
     /* A STOP or ABORT of a match whose START replied while its rules were
-     * still loading waits for the load, as a PLAY does. */
-    match_t *m = find_match(s, msg->match_id, reply_at(s, arrival_ns, s->loading ? s->loading_play_clock : 0));
+     * still loading: nothing was played that counts, so the match ends
+     * here; the loader drops it when the rules are in. */
+    if (s->loading && s->loading_id && !strcmp(s->loading_id, msg->match_id)) {
+        s->loading_ended = true;
+        match_t *dead = cancel_jobs(s);
+        pthread_mutex_unlock(&s->mu);
+        match_destroy(e, dead);
+        snprintf(a->note, sizeof a->note, "ended while its rules were loading");
+        set_answer(a, 200, "done");
+        return;
+    }
+    match_t *m = find_match(s, msg->match_id, 0);
     if (!m) {
         pthread_mutex_unlock(&s->mu);
         set_answerf(a, 404, "unknown match id '%.100s'", msg->match_id);

@@ -21,16 +21,22 @@ typedef struct fixture {
     FILE *log;
 } fixture_t;
 
-static fixture_t *fx_new(uint64_t margin_ms, bool ignore_stop, uint64_t overrun_ms)
+static fixture_t *fx_new_ponder(uint64_t margin_ms, bool ignore_stop, uint64_t overrun_ms, bool ponder)
 {
     fixture_t *f = calloc(1, sizeof *f);
     f->cfg.ignore_stop = ignore_stop;
     f->cfg.overrun_ms = overrun_ms;
     standin_engine(&f->engine, &f->cfg);
     f->log = open_memstream(&f->log_text, &f->log_len);
-    session_config_t sc = {.name = "tester", .margin_ms = margin_ms, .engine = &f->engine, .log = f->log, .seed = 7};
+    session_config_t sc = {
+        .name = "tester", .margin_ms = margin_ms, .engine = &f->engine, .log = f->log, .seed = 7, .ponder = ponder};
     f->s = session_new(&sc);
     return f;
+}
+
+static fixture_t *fx_new(uint64_t margin_ms, bool ignore_stop, uint64_t overrun_ms)
+{
+    return fx_new_ponder(margin_ms, ignore_stop, overrun_ms, false);
 }
 
 /* A fixture whose stand-in search ends after 20 ms: for the tests of the
@@ -431,6 +437,106 @@ static void test_newer_play_stops_stale_search(void **state)
     fx_free(f);
 }
 
+/* With pondering on, a ponder starts after each reply (searches counts it).
+ * Returns the searches so far once the one after START has begun. */
+static int start_pondering(fixture_t *f)
+{
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 10)) 0 5)", 200), "ready");
+    wait_searches(f, 1);
+    tu_sleep_ms(100); /* a metagame search, if any, and its ponder */
+    return atomic_load(&f->cfg.searches);
+}
+
+/* A PLAY waiting for its search when ABORT ends the match replies, and
+ * posts no ponder on the released match (it searched it, on every core,
+ * for up to 2 play clocks + 10 s while the next match loaded). */
+static void test_no_ponder_after_abort(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new_ponder(500, false, 0, true);
+    int n0 = start_pondering(f);
+    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    pthread_t t;
+    pthread_create(&t, NULL, ask_thread, &a);
+    wait_searches(f, n0 + 1);
+    assert_string_equal(ask(f, "(abort m1)", 200), "done");
+    pthread_join(t, NULL);
+    assert_int_equal(a.status, 200);
+    tu_sleep_ms(500);
+    assert_int_equal(atomic_load(&f->cfg.searches), n0 + 1);
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status available))");
+    fx_free(f);
+}
+
+/* A stale PLAY overtaken by a newer one (a manager-side timeout) posts no
+ * ponder behind the newer PLAY's step: that ponder cancelled the newer
+ * PLAY's search, which then answered a random move at once. */
+static void test_no_ponder_over_newer_play(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new_ponder(500, false, 0, true);
+    int n0 = start_pondering(f);
+    async_ask_t a = {.f = f, .msg = "(play m1 nil)"};
+    pthread_t t;
+    pthread_create(&t, NULL, ask_thread, &a);
+    wait_searches(f, n0 + 1);
+    async_ask_t b = {.f = f, .msg = "(play m1 ((inc 2)))"};
+    pthread_t u;
+    pthread_create(&u, NULL, ask_thread, &b);
+    pthread_join(t, NULL);
+    wait_searches(f, n0 + 2);
+    tu_sleep_ms(500);
+    /* the newer PLAY still searches (4.5 s), and nothing else was posted */
+    assert_false(atomic_load(&b.finished));
+    assert_int_equal(atomic_load(&f->cfg.searches), n0 + 2);
+    assert_string_equal(ask(f, "(stop m1 ((inc 1)))", 200), "done");
+    pthread_join(u, NULL);
+    assert_int_equal(b.status, 200);
+    assert_true(legal_standin_move(b.reply));
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "stand-in search from 2"));
+    assert_null(strstr(f->log_text, "search found no move"));
+    fx_free(f);
+}
+
+/* ABORT (or STOP) of a match whose START replied while its rules still
+ * load: answered at once, and the loader drops the match rather than
+ * install it, so the player is free for the next START (it was `busy`
+ * until the match counted as abandoned, and the ABORT got a 404). */
+static void test_abort_while_loading(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    atomic_store(&f->cfg.load_ms, 1500);
+    double ms;
+    int st;
+    assert_string_equal(ask_ms(f, "(start m1 red ((role red) (limit 50)) 1 1)", &st, &ms), "ready");
+    assert_true(ms < 1000);
+    assert_string_equal(ask_ms(f, "(play m1 nil)", &st, &ms), "noop");
+    assert_string_equal(ask_ms(f, "(abort m1)", &st, &ms), "done");
+    assert_int_equal(st, 200);
+    assert_true(ms < 400);
+    for (int i = 0; i < 5000 && atomic_load(&f->cfg.loaded) < 1; i++) tu_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.loaded), 1);
+    /* the loader installs nothing: free at once */
+    const char *r = "";
+    for (int i = 0; i < 2000; i++) {
+        r = ask(f, "(info)", 200);
+        if (strstr(r, "available")) break;
+        tu_sleep_ms(1);
+    }
+    assert_string_equal(r, "((name tester) (status available))");
+    assert_string_equal(ask(f, "(play m1 nil)", 404), "unknown match id 'm1'");
+    atomic_store(&f->cfg.load_ms, 0);
+    assert_string_equal(ask(f, "(start m2 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(abort m2)", 200), "done");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "ended while its rules were loading"));
+    assert_non_null(strstr(f->log_text, "the match was stopped while its rules loaded"));
+    assert_int_equal(atomic_load(&f->cfg.applies), 0); /* the early PLAY's moves (nil) were none */
+    fx_free(f);
+}
+
 /* INFO "from the future": a match whose manager went silent is released
  * after twice the play clock plus 10 s (plus the start clock before the
  * first PLAY). */
@@ -499,6 +605,9 @@ int main(void)
         cmocka_unit_test(test_close_answers_waiting_requests),
         cmocka_unit_test(test_newer_play_stops_stale_search),
         cmocka_unit_test(test_abandoned_match),
+        cmocka_unit_test(test_no_ponder_after_abort),
+        cmocka_unit_test(test_no_ponder_over_newer_play),
+        cmocka_unit_test(test_abort_while_loading),
         cmocka_unit_test(test_one_log_line_per_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
