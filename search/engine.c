@@ -662,8 +662,20 @@ static bool same_values(const engine_t *e, uint32_t a, uint32_t b)
     return true;
 }
 
+/* Whether every role but r gets 0 at solved node c. */
+static bool others_nil(const engine_t *e, uint32_t c, uint32_t r)
+{
+    for (uint32_t o = 0; o < e->k; o++)
+        if (o != r && solved_value(e->pool, c, o) > SOLVED_EPS) return false;
+    return true;
+}
+
 /* Try to prove x from its children (mover and edge count recorded when x
- * was selected through). */
+ * was selected through). Into e->z: the value of x, exact for the mover
+ * and for two-player zero-sum games; for the other roles of an n-player or
+ * general-sum game the least they get whichever of its best children the
+ * mover takes (a child's vector taken whole would be one the mover may not
+ * choose: a proven win for a role the mover can still leave at 0). */
 static bool try_solve(engine_t *e, uint32_t x, uint32_t mover, uint32_t n_edges)
 {
     pool_t *p = e->pool;
@@ -678,14 +690,19 @@ static bool try_solve(engine_t *e, uint32_t x, uint32_t mover, uint32_t n_edges)
         }
         if (mover < PI_SIMUL) {
             double v = solved_value(p, c, mover);
-            if (v >= 1 - SOLVED_EPS) { /* the mover's best possible outcome */
+            /* the mover's best possible outcome, leaving the others their
+             * least: no other child can make it any worse for them */
+            if (v >= 1 - SOLVED_EPS && others_nil(e, c, mover)) {
                 best = c;
                 win = true;
                 break;
             }
-            if (v > bv) {
+            if (v > bv + SOLVED_EPS) {
                 bv = v;
                 best = c;
+                same = true;
+            } else if (v >= bv - SOLVED_EPS && best != NIL && same) {
+                same = same_values(e, best, c); /* a tie the mover may break either way */
             }
         } else if (best == NIL) {
             best = c;
@@ -695,6 +712,11 @@ static bool try_solve(engine_t *e, uint32_t x, uint32_t mover, uint32_t n_edges)
     }
     if (!win && (!all || count < n_edges || (mover >= PI_SIMUL && !same) || best == NIL)) return false;
     for (uint32_t r = 0; r < e->k; r++) e->z[r] = solved_value(p, best, r);
+    if (!win && mover < PI_SIMUL && !same) /* ties: each other role's least among them */
+        for (uint32_t c = p->nodes[x].first_child; c != NIL; c = p->nodes[c].next_sibling)
+            if (solved_value(p, c, mover) >= bv - SOLVED_EPS)
+                for (uint32_t r = 0; r < e->k; r++)
+                    if (r != mover) e->z[r] = fmin(e->z[r], solved_value(p, c, r));
     mark_solved(e, x, e->z);
     return true;
 }
@@ -1209,6 +1231,9 @@ static void backprop_tree(engine_t *e, uint32_t push_region)
         node_update(e, e->path[i], i, grave);
         stats_unlock(e, e->path[i]);
     }
+    /* Before the path's nodes are released: out of flight, another worker
+     * may recycle them, and a proof would land on a reused id. */
+    if (e->solver) solve_up(e);
     if (e->mu) {
         for (size_t i = e->path_len; i-- > 0;) {
             uint32_t n = e->path[i];
@@ -1224,7 +1249,6 @@ static void backprop_tree(engine_t *e, uint32_t push_region)
         }
     }
     e->st.playouts++;
-    if (e->solver) solve_up(e);
 }
 
 /* Relative bonus (Pepels, Tak, Lanctot and Winands, "Quality-based Rewards
@@ -1827,13 +1851,14 @@ move_id_t engine_final(engine_t *e, double *value)
         if (e->root != NIL && e->pool->nodes[e->root].visits) *value = node_mean(e->pool, e->root, r);
         return m[0];
     }
-    if (is_line_row(e)) { /* the best line found: its value is guaranteed */
+    /* the best line found (one player): its value is guaranteed; played
+     * unless the solver proved a better move (a worker other than the
+     * first, or the proven-states table, proves without recording a line) */
+    uint32_t line = UINT32_MAX;
+    if (is_line_row(e)) {
         uint32_t lm = line_move_at(e, e->root_state);
         for (uint32_t i = 0; lm != UINT32_MAX && i < n; i++)
-            if (m[i] == lm) {
-                *value = e->line_value;
-                return lm;
-            }
+            if (m[i] == lm) line = lm;
     }
     bool simul = nd >= 2;
     if (!simul) slot_build(e, e->root);
@@ -1856,11 +1881,15 @@ move_id_t engine_final(engine_t *e, double *value)
                 best = c;
             }
         }
-        if (best != NIL && (bv >= 1 - SOLVED_EPS || unproven == 0)) {
+        if (best != NIL && (bv >= 1 - SOLVED_EPS || unproven == 0) && (line == UINT32_MAX || bv > e->line_value)) {
             *value = bv;
             return e->pool->nodes[best].edge;
         }
         if (unproven) skip_lost = true;
+    }
+    if (line != UINT32_MAX) {
+        *value = e->line_value;
+        return line;
     }
     pick_t pk;
     pick_init(&pk, e->v->final == FINAL_MEAN);

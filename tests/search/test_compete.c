@@ -1,5 +1,6 @@
 /* test_compete.c - the match player `compete` (issue 12): the MCTS solver
- * (a won position proven, a proven loss never chosen, simultaneous nodes),
+ * (a won position proven, a proven loss never chosen, simultaneous nodes,
+ * three players' values, a one-player line against a proof),
  * tree reuse (the subtree after a move keeps its visit counts), the memory
  * bound over a whole match (pondering: tests/player/test_ponder.c). The every-variant loops of test_engine.c cover
  * compete on turn-taking, simultaneous, single-player and 3-player games
@@ -242,6 +243,82 @@ static void test_solver_simultaneous(void **state)
         if (gi == 0) assert_int_equal(proven, 0);
         tg_free(&t);
     }
+}
+
+/* Three players: a proven node's values for the roles other than its
+ * mover are what they get whichever of its best children the mover takes
+ * (solver_3p.kif: a, indifferent, decides whether b gets 100 or 0). Taking
+ * a child's vector whole proved pick 1 or 3 a win for b, which played it
+ * at once with value 1, in 5 of 8 seeds, and got 0 in some. */
+static void test_solver_n_player_values(void **state)
+{
+    (void)state;
+    tgame_t t;
+    tg_load(&t, data_file("solver_3p.kif"));
+    move_id_t want;
+    assert_true(game_move_from_text(t.ctx, 1, "(pick 2)", 8, &want));
+    uint32_t deep = 0; /* picks 1 and 3 proven: a's node below them proven */
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        search_spec_t *sp;
+        searcher_t *s = new_searcher(&t, 1, "compete:playouts=2000,threads=1", seed, &sp);
+        search_report_t rep;
+        move_id_t m = searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        assert_int_equal(m, want);
+        engine_t *e = searcher_engine(s, 0);
+        /* (the root need not be proven: a move proven worse than pick 2 is
+         * not explored to the end) */
+        assert_true(rep.value < 0.5 + 1e-3);
+        uint32_t proven = 0;
+        for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+            if (!e->pool->nodes[c].solved) continue;
+            proven++;
+            if (e->pool->nodes[c].edge != want) deep++;
+            double vb = node_value(e, c, 1); /* b: 0 after picks 1 and 3, 0.5 after 2 */
+            if (vb > 0.5 + 1e-3) fail_msg("seed %llu: a child proven worth %.3f to b", (unsigned long long)seed, vb);
+        }
+        assert_true(proven >= 1);
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    assert_true(deep > 0);
+    tg_free(&t);
+}
+
+/* One player: the best line found is played unless the solver has proven a
+ * better move (a line is recorded by the first worker only, and not for a
+ * proof from the proven-states table). The line is set back by hand to the
+ * move worth 50 while (take win) is proven at 100: the win is played. */
+static void test_line_yields_to_proven_win(void **state)
+{
+    (void)state;
+    tgame_t t;
+    tg_load(&t, data_file("one_choice.kif"));
+    move_id_t win, half;
+    assert_true(game_move_from_text(t.ctx, 0, "(take win)", 10, &win));
+    assert_true(game_move_from_text(t.ctx, 0, "(take half)", 11, &half));
+    search_spec_t *sp;
+    searcher_t *s = new_searcher(&t, 0, "compete:playouts=200,threads=1", 1, &sp);
+    search_report_t rep;
+    assert_int_equal(searcher_choose(s, t.st, deadline_none(), NULL, &rep), win);
+    engine_t *e = searcher_engine(s, 0);
+    assert_true(e->line_len >= 1 && e->line_value > 0.999);
+    uint32_t wc = NIL;
+    for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+        if (e->pool->nodes[c].edge == win) wc = c;
+    assert_true(wc != NIL && e->pool->nodes[wc].solved);
+    double v = 0;
+    assert_int_equal(engine_final(e, &v), win); /* the line agrees */
+    e->line_move[0] = half;
+    e->line_value = 0.5;
+    assert_int_equal(engine_final(e, &v), win);
+    assert_true(v > 0.999);
+    /* with no better proof the line is followed */
+    e->pool->nodes[wc].solved = 0;
+    assert_int_equal(engine_final(e, &v), half);
+    assert_true(fabs(v - 0.5) < 1e-9);
+    searcher_free(s);
+    search_spec_free(sp);
+    tg_free(&t);
 }
 
 /* ---- two-ply lookahead (lookahead=on) ------------------------------------------ */
@@ -1270,6 +1347,8 @@ int main(void)
         cmocka_unit_test(test_solver_proves_win),
         cmocka_unit_test(test_solver_exact_and_no_proven_loss),
         cmocka_unit_test(test_solver_simultaneous),
+        cmocka_unit_test(test_solver_n_player_values),
+        cmocka_unit_test(test_line_yields_to_proven_win),
         cmocka_unit_test(test_lostvisit),
         cmocka_unit_test(test_rbonus),
         cmocka_unit_test(test_proven_states),
