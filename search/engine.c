@@ -496,6 +496,7 @@ void engine_free(engine_t *e)
     free(e->kz);
     free(e->knum);
     free(e->defer);
+    free(e->fm);
     free(e->cand);
     free(e->cand_q);
     free(e->lrubuf);
@@ -1838,6 +1839,56 @@ void pick_offer(pick_t *pk, rng_t *rng, uint32_t move, double v, double q)
     }
 }
 
+/* A simultaneous root (solver on): each of our moves judged by its joint
+ * children, as a simultaneous node is proven (only when every joint move
+ * is): with every joint reply of the other deciders proven, the move is
+ * worth to us the least of their values. Fills e->fm per legal move;
+ * returns the index of a move so won against every reply (the best), or
+ * UINT32_MAX; *lost: some move lost against every reply while another
+ * is not. */
+static uint32_t simul_final(engine_t *e, uint64_t replies, double *value, bool *lost)
+{
+    uint32_t r = e->role, n = e->n_legal[r], k = e->k, win = UINT32_MAX;
+    const move_id_t *m = e->legal[r];
+    XVEC_RESERVE(&e->fm, &e->fm_cap, n);
+    for (uint32_t i = 0; i < n; i++) e->fm[i] = (struct final_move){0, 2.0f, -1.0f};
+    for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
+        uint32_t j = e->pool->nodes[c].edge;
+        if (!is_solved(e->pool, c) || j >= e->joints->n) continue;
+        uint32_t mv = e->joints->moves[(size_t)j * k + r];
+        float v = (float)solved_value(e->pool, c, r);
+        for (uint32_t i = 0; i < n; i++)
+            if (m[i] == mv) {
+                e->fm[i].proven++;
+                e->fm[i].lo = fminf(e->fm[i].lo, v);
+                e->fm[i].hi = fmaxf(e->fm[i].hi, v);
+                break;
+            }
+    }
+    uint32_t n_lost = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (e->fm[i].proven < replies) continue;
+        if (e->fm[i].lo >= 1 - SOLVED_EPS && (win == UINT32_MAX || e->fm[i].lo > *value)) {
+            win = i;
+            *value = e->fm[i].lo;
+        }
+        if (e->fm[i].hi <= SOLVED_EPS) n_lost++;
+    }
+    *lost = n_lost > 0 && n_lost < n;
+    return win;
+}
+
+/* Whether engine_final skips our i-th legal move as proven lost: its child
+ * (skip_lost), or every joint child of it at a simultaneous root
+ * (simul_skip: simul_final's tally, `replies` joint replies). */
+static inline bool final_lost(engine_t *e, uint32_t i, bool skip_lost, bool simul_skip, uint64_t replies)
+{
+    if (simul_skip) return e->fm[i].proven >= replies && e->fm[i].hi <= SOLVED_EPS;
+    if (!skip_lost) return false;
+    uint32_t c = slot_get(e, e->legal[e->role][i]);
+    return c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, e->role) <= SOLVED_EPS;
+}
+
 move_id_t engine_final(engine_t *e, double *value)
 {
     game_ctx_set_state(e->ctx, e->root_state);
@@ -1864,7 +1915,15 @@ move_id_t engine_final(engine_t *e, double *value)
     if (!simul) slot_build(e, e->root);
     /* Solver (issue 12): a proven win at once; never a proven loss while a
      * move not proven lost remains; with every move proven, the best. */
-    bool skip_lost = false;
+    bool skip_lost = false, simul_skip = false;
+    uint64_t replies = 1;
+    if (e->solver && simul) {
+        for (int d = 0; d < nd && replies < UINT32_MAX; d++) /* (past it: never all proven) */
+            if (e->dec[d] != r) replies *= e->n_legal[e->dec[d]];
+        uint32_t win = simul_final(e, replies, value, &simul_skip);
+        if (win != UINT32_MAX) return m[win];
+        *value = 0;
+    }
     if (e->solver && !simul) {
         uint32_t best = NIL, unproven = 0;
         double bv = -1;
@@ -1896,10 +1955,7 @@ move_id_t engine_final(engine_t *e, double *value)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = 0;
         float w = 0;
-        if (skip_lost) {
-            uint32_t c = slot_get(e, m[i]);
-            if (c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, r) <= SOLVED_EPS) continue;
-        }
+        if (final_lost(e, i, skip_lost, simul_skip, replies)) continue;
         if (simul) {
             marg_get(e->pool, e->root, keys_get(e->keys, r, m[i]), &v, &w);
         } else {
@@ -1920,10 +1976,7 @@ move_id_t engine_final(engine_t *e, double *value)
     pick_init(&pk, true);
     for (int pass = 0; pass < 2 && !pk.ties; pass++) {
         for (uint32_t i = 0; i < n; i++) {
-            if (skip_lost) {
-                uint32_t c = slot_get(e, m[i]);
-                if (c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, r) <= SOLVED_EPS) continue;
-            }
+            if (final_lost(e, i, skip_lost, simul_skip, replies)) continue;
             uint32_t key = keys_get(e->keys, r, m[i]), cnt = 0;
             float w = 0;
             if (pass == 0 && e->pool->amaf_on) {
@@ -1938,13 +1991,12 @@ move_id_t engine_final(engine_t *e, double *value)
         *value = pk.q;
         return pk.move;
     }
-    for (uint32_t tries = 0; skip_lost && tries < 4 * n; tries++) { /* a random move not proven lost */
-        uint32_t i = rng_below(&e->rng, n), c = slot_get(e, m[i]);
-        if (c == NIL || !is_solved(e->pool, c) || solved_value(e->pool, c, r) > SOLVED_EPS) return m[i];
+    bool skip = skip_lost || simul_skip;
+    for (uint32_t tries = 0; skip && tries < 4 * n; tries++) { /* a random move not proven lost */
+        uint32_t i = rng_below(&e->rng, n);
+        if (!final_lost(e, i, skip_lost, simul_skip, replies)) return m[i];
     }
-    for (uint32_t i = 0; skip_lost && i < n; i++) {
-        uint32_t c = slot_get(e, m[i]);
-        if (c == NIL || !is_solved(e->pool, c) || solved_value(e->pool, c, r) > SOLVED_EPS) return m[i];
-    }
+    for (uint32_t i = 0; skip && i < n; i++)
+        if (!final_lost(e, i, skip_lost, simul_skip, replies)) return m[i];
     return m[rng_below(&e->rng, n)];
 }

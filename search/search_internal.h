@@ -628,6 +628,11 @@ typedef struct engine {
     size_t knum_cap;
     uint32_t *defer;         /* shared tree: path depths whose backup waits (backprop_tree) */
     size_t defer_cap;
+    struct final_move {      /* engine_final at a simultaneous root: our moves by their joint children */
+        uint32_t proven;     /* joint children proven */
+        float lo, hi;        /* least and most of their values for us */
+    } *fm;
+    size_t fm_cap;
     move_id_t *cand;         /* MAST's draw from a game's candidates (playout.c, cand_pick) */
     double *cand_q;
     size_t cand_cap;

@@ -245,6 +245,54 @@ static void test_solver_simultaneous(void **state)
     }
 }
 
+/* A simultaneous root: a move of ours whose every joint reply is proven is
+ * judged by those proofs, not by its marginal statistics: won against every
+ * reply, played at once; lost against every reply, never played while
+ * another move is left. The marginal counts of `inflate` are raised by hand
+ * so that the statistics alone would pick it (they did, before). */
+static void sim_root_case(const char *file, const char *inflate, bool want_first)
+{
+    tgame_t t;
+    tg_load(&t, data_file(file));
+    move_id_t first, infl;
+    assert_true(game_move_from_text(t.ctx, 0, "(pick first)", 12, &first));
+    assert_true(game_move_from_text(t.ctx, 0, inflate, strlen(inflate), &infl));
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        search_spec_t *sp;
+        /* c = 1: exploration that tries a move again after a loss (on a
+         * game of this shape compete takes c = 0) */
+        searcher_t *s = new_searcher(&t, 0, "compete:playouts=3000,threads=1,c=1", seed, &sp);
+        search_report_t rep;
+        searcher_choose(s, t.st, deadline_none(), NULL, &rep);
+        engine_t *e = searcher_engine(s, 0);
+        uint32_t key = keys_get(e->keys, 0, infl);
+        for (int i = 0; i < 100000; i++) marg_add(e->pool, e->root, key, 1.0f);
+        double v = -1;
+        move_id_t m = engine_final(e, &v);
+        uint32_t fi = UINT32_MAX;
+        for (uint32_t i = 0; i < e->n_legal[0]; i++)
+            if (e->legal[0][i] == first) fi = i;
+        assert_true(fi != UINT32_MAX);
+        assert_int_equal(e->fm[fi].proven, 2); /* both replies of b proven */
+        if (want_first) {
+            assert_int_equal(m, first);
+            assert_true(v > 0.999);
+        } else {
+            assert_int_not_equal(m, first);
+        }
+        searcher_free(s);
+        search_spec_free(sp);
+    }
+    tg_free(&t);
+}
+
+static void test_solver_simultaneous_root(void **state)
+{
+    (void)state;
+    sim_root_case("sim_win.kif", "(pick left)", true);
+    sim_root_case("sim_doom.kif", "(pick first)", false);
+}
+
 /* Three players: a proven node's values for the roles other than its
  * mover are what they get whichever of its best children the mover takes
  * (solver_3p.kif: a, indifferent, decides whether b gets 100 or 0). Taking
@@ -1347,6 +1395,7 @@ int main(void)
         cmocka_unit_test(test_solver_proves_win),
         cmocka_unit_test(test_solver_exact_and_no_proven_loss),
         cmocka_unit_test(test_solver_simultaneous),
+        cmocka_unit_test(test_solver_simultaneous_root),
         cmocka_unit_test(test_solver_n_player_values),
         cmocka_unit_test(test_line_yields_to_proven_win),
         cmocka_unit_test(test_lostvisit),
