@@ -1940,7 +1940,7 @@ move_id_t engine_final(engine_t *e, double *value)
                 best = c;
             }
         }
-        if (best != NIL && (bv >= 1 - SOLVED_EPS || unproven == 0) && (line == UINT32_MAX || bv > e->line_value)) {
+        if (best != NIL && (bv >= 1 - SOLVED_EPS || unproven == 0) && (line == UINT32_MAX || bv > e->line_value + SOLVED_EPS)) {
             *value = bv;
             return e->pool->nodes[best].edge;
         }

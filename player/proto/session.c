@@ -618,7 +618,7 @@ static void *loader_main(void *arg)
     if (ended) {
         dropped = m;
         m = NULL;
-        snprintf(ld->err, sizeof ld->err, "the match was stopped while its rules loaded");
+        if (em) snprintf(ld->err, sizeof ld->err, "the match was stopped while its rules loaded");
     } else {
         s->cur = m;
     }
