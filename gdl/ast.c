@@ -128,15 +128,30 @@ static lit_t *build_lit(builder_t *b, const sexpr_t *x, int depth)
             return l;
         }
         if (h == SYM_OR) {
-            l->kind = LIT_OR;
-            l->n_disj = x->n - 1;
-            l->disj = node_alloc(b, 0, l->n_disj);
-            for (uint32_t i = 0; i < l->n_disj; i++) {
-                l->disj[i] = build_lit(b, x->items[i + 1], depth + 1);
+            /* A nested or is spliced into this one: (or a (or b c)) is
+             * (or a b c), so that every later pass sees disjuncts that are
+             * not themselves ors (the rules compiler once dropped a third
+             * level, making the rule's body empty: always true). */
+            uint32_t n = x->n - 1, total = 0;
+            lit_t **sub = node_alloc(b, 0, n);
+            for (uint32_t i = 0; i < n; i++) {
                 if (depth > 32) {
                     ERR(b, x->off, "'or' nested too deeply");
+                    n = i;
                     break;
                 }
+                sub[i] = build_lit(b, x->items[i + 1], depth + 1);
+                total += sub[i]->kind == LIT_OR ? sub[i]->n_disj : 1;
+            }
+            l->kind = LIT_OR;
+            l->n_disj = total;
+            l->disj = node_alloc(b, 0, total);
+            for (uint32_t i = 0, k = 0; i < n; i++) {
+                if (sub[i]->kind != LIT_OR) {
+                    l->disj[k++] = sub[i];
+                    continue;
+                }
+                for (uint32_t j = 0; j < sub[i]->n_disj; j++) l->disj[k++] = sub[i]->disj[j];
             }
             return l;
         }

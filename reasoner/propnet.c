@@ -20,6 +20,7 @@
  * Budgets (game_options_t): grounding stops past ground_ms or when the
  * recorded network would exceed ground_mb; the caller then falls back to
  * the rules engine. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,10 +220,21 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
     rules_member_set_t member = {0};
 again:;
     term_store_t *ts = ts_new();
+    /* The first error of normalising, for the reason (the rules engine
+     * says it in full when it is used; --engine propnet only has this). */
+    char first[240] = "";
+    FILE *errs = fmemopen(first, sizeof first - 1, "w");
+    quiet.out = errs;
+    quiet.max_errors = 1;
+    quiet.show_source = false;
     rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED, member.rel, member.n);
+    if (errs) fclose(errs);
+    quiet.out = NULL;
     if (!r) {
         rules_member_free(&member);
-        snprintf(reason, reason_len, "the rules could not be normalised");
+        first[strcspn(first, "\n")] = 0;
+        if (*first) snprintf(reason, reason_len, "the rules could not be normalised (%s)", first);
+        else snprintf(reason, reason_len, "the rules could not be normalised");
         ts_free(ts);
         return NULL;
     }

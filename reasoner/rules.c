@@ -14,13 +14,43 @@ uint32_t rules_find_rel(const rules_t *r, sym_t name, uint32_t arity)
     return REL_NONE;
 }
 
+static inline uint32_t rel_slot(sym_t name, uint32_t arity, uint32_t mask)
+{
+    uint32_t h = ((uint32_t)name * 0x9e3779b1u) ^ (arity * 0x85ebca6bu);
+    return (h ^ (h >> 15)) & mask;
+}
+
+/* Rebuild the index at twice the relations' count, at least 64 slots. */
+static void rel_index_grow(builder_t *b)
+{
+    const rules_t *r = b->r;
+    uint32_t cap = 64;
+    while (cap < 2 * (r->n_rels + 1)) cap *= 2;
+    free(b->rel_index);
+    b->rel_index = xcalloc(cap, sizeof *b->rel_index);
+    b->index_cap = cap;
+    for (uint32_t i = 0; i < r->n_rels; i++) {
+        uint32_t h = rel_slot(r->rels[i].name, r->rels[i].arity, cap - 1);
+        while (b->rel_index[h]) h = (h + 1) & (cap - 1);
+        b->rel_index[h] = i + 1;
+    }
+}
+
+/* The relation name/arity, added if new. Relations added other ways (aux
+ * relations, copies) come later and are never asked for by name here. */
 uint32_t rb_rel_of(builder_t *b, sym_t name, uint32_t arity)
 {
-    uint32_t i = rules_find_rel(b->r, name, arity);
-    if (i != REL_NONE) return i;
-    XVEC_RESERVE(&b->r->rels, &b->cap_rels, b->r->n_rels + 1);
-    b->r->rels[b->r->n_rels] = (crel_t){.name = name, .arity = arity, .phase = PHASE_STATIC};
-    return b->r->n_rels++;
+    rules_t *r = b->r;
+    if (2 * (r->n_rels + 1) > b->index_cap) rel_index_grow(b);
+    uint32_t mask = b->index_cap - 1, h = rel_slot(name, arity, mask);
+    for (; b->rel_index[h]; h = (h + 1) & mask) {
+        const crel_t *c = &r->rels[b->rel_index[h] - 1];
+        if (c->name == name && c->arity == arity) return b->rel_index[h] - 1;
+    }
+    XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+    r->rels[r->n_rels] = (crel_t){.name = name, .arity = arity, .phase = PHASE_STATIC};
+    b->rel_index[h] = r->n_rels + 1;
+    return r->n_rels++;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -69,6 +99,9 @@ void rules_member_free(rules_member_set_t *ms)
     *ms = (rules_member_set_t){0};
 }
 
+/* The most rules the 'or's of a program may expand into. */
+#define RULES_EXPAND_MAX (1u << 20)
+
 rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
                               uint32_t n_member)
 {
@@ -101,10 +134,24 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
         if ((src->head->sym == SYM_BASE && term_arity(src->head) != 1) ||
             (src->head->sym == SYM_INPUT && term_arity(src->head) != 2))
             continue;
+        /* Each 'or' multiplies the rule (rb_expand): 40 two-way ors would
+         * make 2^40 rules; the corpus's most is 12 from one rule. */
+        uint64_t copies = 1;
+        for (uint32_t j = 0; j < src->n_body && copies <= RULES_EXPAND_MAX; j++)
+            if (src->body[j]->kind == LIT_OR) copies *= src->body[j]->n_disj;
+        if (copies > RULES_EXPAND_MAX - b.n_rules) {
+            diag_error(d, p->src, src->off, "the 'or's of this rule expand it into too many rules (more than %u in all)",
+                       RULES_EXPAND_MAX);
+            b.errors++;
+            break;
+        }
         f.n = 0;
         rb_expand(&b, src, 0, &f);
     }
     free(f.lits);
+    free(b.rel_index); /* relations are added other ways from here on */
+    b.rel_index = NULL;
+    b.index_cap = 0;
     if (b.errors == 0) rb_split_components(&b);
     if (b.errors == 0) rb_project_local_vars(&b);
     rb_compute_phases(r, b.rules, b.n_rules);

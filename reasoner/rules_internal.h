@@ -29,6 +29,10 @@ typedef struct builder {
     crule_t *rules;
     uint32_t n_rules, cap_rules;
     uint32_t cap_rels;
+    /* rb_rel_of's index while the program's rules are read: relation + 1
+     * by (name, arity), open addressing (a linear scan per literal was
+     * quadratic: 300k one-fact relations took minutes) */
+    uint32_t *rel_index, index_cap;
     /* tabling (see rb_compute_tabling): goal-directed relations, and the
      * memo of which call patterns of theirs can be evaluated */
     bool *tab;

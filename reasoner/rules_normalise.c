@@ -261,23 +261,11 @@ void rb_expand(builder_t *b, const rule_t *src, uint32_t i, flat_t *f)
         f->n--;
         return;
     }
-    for (uint32_t k = 0; k < l->n_disj; k++) {
-        /* A nested or (never in the corpus) is flattened the same way. */
-        const lit_t *dj = l->disj[k];
-        uint32_t saved = f->n;
-        if (dj->kind == LIT_OR) {
-            for (uint32_t m = 0; m < dj->n_disj; m++) {
-                XVEC_RESERVE(&f->lits, &f->cap, f->n + 1);
-                f->lits[f->n++] = dj->disj[m];
-                rb_expand(b, src, i + 1, f);
-                f->n = saved;
-            }
-            continue;
-        }
+    for (uint32_t k = 0; k < l->n_disj; k++) { /* (nested ors are spliced by gdl/ast.c) */
         XVEC_RESERVE(&f->lits, &f->cap, f->n + 1);
-        f->lits[f->n++] = dj;
+        f->lits[f->n++] = l->disj[k];
         rb_expand(b, src, i + 1, f);
-        f->n = saved;
+        f->n--;
     }
 }
 
