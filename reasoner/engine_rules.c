@@ -31,6 +31,7 @@ typedef struct rgame {
     rules_t *rules;
     bool has_static_demand; /* contexts memoise static relations (see STATIC_MEMO_MAX) */
     evaluator_t stat; /* owns the static stores, shared read-only */
+    size_t ctx_mem;   /* a context's bound on one state's relations: the load's memory budget */
     pthread_mutex_t mlock;
     move_table_t *moves; /* per role */
 } rgame_t;
@@ -198,6 +199,7 @@ static game_ctx_t *rg_ctx_new(const game_t *gg)
     rctx_t *c = xcalloc(1, sizeof *c);
     game_ctx_base_init(&c->base, gg);
     eval_init(&c->ev, g->rules, g->base.ts, g->stat.own);
+    c->ev.mem_limit = g->ctx_mem;
     uint32_t n = g->base.n_roles ? g->base.n_roles : 1;
     c->legal = xcalloc(n, sizeof *c->legal);
     c->n_legal = xcalloc(n, sizeof *c->n_legal);
@@ -255,7 +257,13 @@ static void check_depth(rctx_t *c)
     } else if (c->ev.ts->full && !c->warned) {
         fprintf(stderr, "ggp: rules engine: the term store is full; the results of this state are incomplete\n");
         c->warned = true;
+    } else if (c->ev.over_mem && !c->warned) {
+        fprintf(stderr, "ggp: rules engine: a state's relations need more than %zu MiB (the load's memory budget); "
+                        "the results of this state are incomplete\n",
+                c->ev.mem_limit >> 20);
+        c->warned = true;
     }
+    c->ev.over_mem = c->ev.over_member = false;
     c->ev.too_deep = c->ev.aborted = false;
 }
 
@@ -273,6 +281,10 @@ static void ensure_state(rctx_t *c)
         eval_clear_phase(&c->ev, PHASE_STATIC); /* only the context's own (demand) stores */
     eval_clear_phase(&c->ev, PHASE_STATE);
     eval_clear_phase(&c->ev, PHASE_MOVE);
+    /* The budget is per state: what one state derives (a rule set whose
+     * legal moves number 10^12 stops here, its results incomplete,
+     * instead of taking every byte of the machine during a match). */
+    c->ev.mem = 0;
     relstore_t *t = c->ev.store[r->rel_true];
     for (uint32_t i = 0; i < c->base.cur->n; i++) relstore_insert(t, &c->base.cur->data[i], NULL);
     eval_run_phase(&c->ev, PHASE_STATE);
@@ -536,6 +548,7 @@ again:;
      * hang a player. */
     g->stat.deadline = dl;
     g->stat.mem_limit = static_mb(opt) << 20;
+    g->ctx_mem = g->stat.mem_limit;
     g->stat.member_limit = (uint32_t)RULES_MEMBER_BIG;
     g->stat.progress = opt ? opt->progress : NULL;
     if (g->stat.progress) atomic_store(&g->stat.progress->stage, "computing the static relations");

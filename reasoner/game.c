@@ -9,6 +9,8 @@
 
 #include "base/clock.h"
 #include "base/xalloc.h"
+#include "gdl/sexpr.h"
+#include "gdl/validate.h"
 #include "reasoner/engine.h"
 
 /* ------------------------------------------------------------ compile */
@@ -263,12 +265,15 @@ void game_ctx_play(game_ctx_t *c, const move_id_t *joint)
 /* ----------------------------------------------------- moves from text */
 
 /* Parse one KIF term without creating symbols or terms: a move that names
- * something the game never interned cannot be legal. Returns 0 on failure. */
+ * something the game never interned cannot be legal. Returns 0 on failure.
+ * As wide and as deep as the rules' own terms may be (GDL_MAX_ARITY
+ * arguments, the reader's SX_MAX_DEPTH): a move the game lists must be
+ * playable when a manager sends it back. */
 static tid_t parse_term(const game_t *g, const char **pp, const char *end, int depth)
 {
     const char *p = *pp;
     while (p < end && isspace((unsigned char)*p)) p++;
-    if (p >= end || depth > 64) return 0;
+    if (p >= end || depth > SX_MAX_DEPTH) return 0;
     const symtab_t *st = g->prog->syms;
     if (*p == ')') return 0;
     if (*p != '(') {
@@ -285,24 +290,32 @@ static tid_t parse_term(const game_t *g, const char **pp, const char *end, int d
     if (p == a) return 0;
     sym_t f = symtab_lookup(st, a, (size_t)(p - a));
     if (!f) return 0;
-    tid_t args[64];
-    uint32_t n = 0;
+    tid_t small[16], *args = small, t = 0;
+    size_t n = 0, cap = 16;
     for (;;) {
         while (p < end && isspace((unsigned char)*p)) p++;
-        if (p >= end) return 0;
+        if (p >= end) goto out;
         if (*p == ')') {
             p++;
             break;
         }
-        if (n == 64) return 0;
+        if (n == GDL_MAX_ARITY) goto out;
+        if (n == cap) {
+            cap *= 2;
+            args = args == small ? memcpy(xmalloc(cap * sizeof *args), small, sizeof small)
+                                 : xreallocarray(args, cap, sizeof *args);
+        }
         *pp = p;
-        tid_t t = parse_term(g, pp, end, depth + 1);
-        if (!t) return 0;
+        tid_t x = parse_term(g, pp, end, depth + 1);
+        if (!x) goto out;
         p = *pp;
-        args[n++] = t;
+        args[n++] = x;
     }
     *pp = p;
-    return ts_lookup(g->ts, f, n, args); /* (f) is f: arity 0 */
+    t = ts_lookup(g->ts, f, (uint32_t)n, args); /* (f) is f: arity 0 */
+out:
+    if (args != small) free(args);
+    return t;
 }
 
 bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides)

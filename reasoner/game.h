@@ -75,7 +75,8 @@ typedef struct game_options {
     uint64_t static_ms;
     /* Memory budget of the rules engine's static relations (tuples
      * stored): past it the game does not compile, with an error naming the
-     * relation. 0 = 2048 MB. */
+     * relation. 0 = 2048 MB. Also each context's bound on what one state
+     * derives: past it that state's results are incomplete (said once). */
     size_t static_mb;
     /* Budget of the whole compile (ENGINE_AUTO: grounding, then the rules
      * engine in what is left): 0 = none beyond those above. A compile past

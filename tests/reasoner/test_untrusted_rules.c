@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "reasoner/game.h"
 #include "reasoner/terms.h"
 
 /* A one-player game whose initial state is (p ARG...) with n arguments,
@@ -91,6 +92,160 @@ static void test_widest_and_deepest_terms_play(void **state)
     free(paths[1]);
 }
 
+static char *write_text(const char *tag, const char *text)
+{
+    char *path = malloc(256);
+    snprintf(path, 256, "/tmp/ggp_untrusted_%s_%d.kif", tag, (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define OR_GAME                                                                                                        \
+    "(role a)\n(init (s0))\n(<= (legal a go) (true (s0)))\n(<= (next (s3)) (true (s0)))\n"                           \
+    "(<= (goal a 100) (true (s3)))\n(<= (goal a 0) (not (true (s3))))\n"
+
+/* An or nested three deep keeps its meaning: the rules compiler once
+ * flattened two levels and dropped the third, so this game's terminal
+ * rule had an empty body and the initial state was terminal. */
+static void test_nested_or_keeps_its_meaning(void **state)
+{
+    (void)state;
+    char *path = write_text("nested_or", OR_GAME "(<= terminal (or (true (s1)) (or (true (s2)) (or (true (s4))"
+                                                 " (true (s3))))))\n");
+    for (int e = 0; e < 2; e++) {
+        char args[1024], *out;
+        snprintf(args, sizeof args, "perft '%s' --depth 1 --engine %s", path, e ? "propnet" : "rules");
+        int rc = run_ggp(args, &out);
+        if (rc != 0) fail_msg("%s: exit %d: %.500s", args, rc, out);
+        assert_non_null(strstr(out, "depth 1: paths=1 states=1 terminals=1"));
+        free(out);
+    }
+    unlink(path);
+    free(path);
+}
+
+/* Forty two-way ors in one body would be 2^40 rules: a clear error at
+ * the rule, on either engine, not memory exhausted. */
+static void test_or_blowup_is_an_error(void **state)
+{
+    (void)state;
+    char text[4096] = OR_GAME "(<= terminal (true (s3)))\n(<= (legal a stay) (true (s0))";
+    for (int i = 0; i < 40; i++) strcat(text, " (or (true (s1)) (true (s2)))");
+    strcat(text, ")\n");
+    char *path = write_text("or_blowup", text);
+    for (int e = 0; e < 2; e++) {
+        char args[1024], *out;
+        snprintf(args, sizeof args, "perft '%s' --depth 1 --engine %s", path, e ? "propnet" : "rules");
+        int rc = run_ggp(args, &out);
+        printf("%.300s\n", out);
+        assert_true(rc > 0);
+        assert_non_null(strstr(out, ":8:1: error: the 'or's of this rule expand it into too many rules"));
+        assert_null(strstr(out, "fatal"));
+        free(out);
+    }
+    unlink(path);
+    free(path);
+}
+
+/* A move as wide (1,000 arguments) or as deep (1,000 levels) as the rules
+ * may make one is read back from its text, as a manager sends it in PLAY:
+ * such moves got "bad joint move" (the reader stopped at 64 of either),
+ * and the match stood still. */
+static void move_text(char *out, int deep, int n)
+{
+    char *p = out + sprintf(out, "(m");
+    for (int i = 0; i < n; i++) p += sprintf(p, deep ? " (f" : " x");
+    if (deep) p += sprintf(p, " x");
+    for (int i = 0; i < n * deep; i++) *p++ = ')';
+    strcpy(p, ")");
+}
+
+static void test_wide_and_deep_moves_read_back(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    size_t cap = 64 * N + 1024;
+    char *text = malloc(cap), *mv = malloc(cap);
+    for (int k = 0; k < 2; k++) {
+        move_text(mv, k, N);
+        snprintf(text, cap,
+                 "(role a)\n(init (s0))\n(legal a %s)\n(<= (next (s1)) (true (s0)))\n"
+                 "(<= terminal (true (s1)))\n(<= (goal a 100) (true (s1)))\n(<= (goal a 0) (true (s0)))\n",
+                 mv);
+        tu_rules_t l;
+        tu_rules_text(k ? "deep" : "wide", text, &l);
+        for (int e = 0; e < 2; e++) {
+            game_options_t opt = {.engine = e ? ENGINE_PROPNET : ENGINE_RULES, .quiet = true};
+            tu_diag_t td;
+            tu_diag_open(&td);
+            game_t *g = game_compile(l.prog, &opt, &td.d);
+            if (!g) fail_msg("%s: does not compile: %s", k ? "deep" : "wide", tu_diag_text(&td));
+            tu_diag_close(&td);
+            game_ctx_t *c = game_ctx_new(g);
+            game_state_t *s = game_state_new(g);
+            game_initial(c, s);
+            game_ctx_set_state(c, s);
+            const move_id_t *legal;
+            assert_int_equal(game_legal(c, 0, &legal), 1);
+            move_id_t got = UINT32_MAX;
+            if (!game_move_from_text(c, 0, mv, strlen(mv), &got)) fail_msg("%s move not read back", k ? "deep" : "wide");
+            assert_int_equal(got, legal[0]);
+            /* one argument fewer is no move of this game */
+            char *shorter = malloc(cap);
+            move_text(shorter, k, N - 1);
+            assert_false(game_move_from_text(c, 0, shorter, strlen(shorter), &got));
+            free(shorter);
+            game_state_free(s);
+            game_ctx_free(c);
+            game_free(g);
+        }
+        tu_rules_free(&l);
+    }
+    free(text);
+    free(mv);
+}
+
+/* A state whose legal moves are a product of four 50-value domains (6.25
+ * million moves) stays within the memory budget of a rules-engine context
+ * (here 16 MB): its results are incomplete (fewer moves) and said so, where
+ * the context once stored them all (with 100-value domains and six
+ * arguments, 10^12: every byte of the machine during a match). */
+static void test_rules_context_memory_is_bounded(void **state)
+{
+    (void)state;
+    char text[8192] = "(role a)\n(init (s0))\n(<= (legal a go) (true (s0)))\n"
+                      "(<= (legal a (m ?w ?x ?y ?z)) (true (s1)) (d ?w) (d ?x) (d ?y) (d ?z))\n"
+                      "(<= (next (s1)) (true (s0)))\n(<= (next (s1)) (true (s1)))\n"
+                      "(<= terminal (true (s2)))\n(<= (goal a 0) (true (s0)))\n(<= (goal a 0) (true (s1)))\n";
+    for (int i = 0; i < 50; i++) sprintf(text + strlen(text), "(d %d)\n", i);
+    tu_rules_t l;
+    tu_rules_text("product", text, &l);
+    game_options_t opt = {.engine = ENGINE_RULES, .static_mb = 16, .quiet = true};
+    tu_diag_t td;
+    tu_diag_open(&td);
+    game_t *g = game_compile(l.prog, &opt, &td.d);
+    if (!g) fail_msg("does not compile: %s", tu_diag_text(&td));
+    tu_diag_close(&td);
+    game_ctx_t *c = game_ctx_new(g);
+    game_state_t *s = game_state_new(g);
+    game_initial(c, s);
+    game_ctx_set_state(c, s);
+    const move_id_t *legal;
+    assert_int_equal(game_legal(c, 0, &legal), 1);
+    game_ctx_play(c, legal);
+    uint32_t n = game_legal(c, 0, &legal);
+    printf("legal moves at s1 within 16 MB: %u of 6250000\n", n);
+    assert_true(n > 0);
+    assert_true(n < 6250000);
+    game_state_free(s);
+    game_ctx_free(c);
+    game_free(g);
+    tu_rules_free(&l);
+}
+
 /* A full store (here one chunk) and a term wider than TS_MAX_ARITY: 0 and
  * the full flag, no abort; terms interned before stay readable. */
 static void test_full_term_store_fails_cleanly(void **state)
@@ -125,6 +280,10 @@ int main(void)
         cmocka_unit_test(test_too_wide_a_term_is_an_error),
         cmocka_unit_test(test_widest_and_deepest_terms_play),
         cmocka_unit_test(test_full_term_store_fails_cleanly),
+        cmocka_unit_test(test_nested_or_keeps_its_meaning),
+        cmocka_unit_test(test_or_blowup_is_an_error),
+        cmocka_unit_test(test_wide_and_deep_moves_read_back),
+        cmocka_unit_test(test_rules_context_memory_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
