@@ -47,6 +47,7 @@ typedef struct match {
     uint32_t steps;   /* joint moves applied */
     uint64_t last_ns; /* arrival of the last message for it */
     bool played;      /* a PLAY has come */
+    uint64_t serial;  /* the session's count of STARTs at its own */
     rng_t rng;        /* fallback moves: the state thread's */
     /* The latest legal move of ours the state thread drew: the reply of a
      * PLAY whose step is not computed at its deadline (a guess then, but
@@ -101,11 +102,13 @@ struct session {
     int loaders;
     char *loading_id;
     uint32_t loading_play_clock;
-    /* A STOP or ABORT of the match whose rules are loading: answered at
-     * once, and the loader drops the match instead of installing it (it
-     * held the player `busy` until abandoned, minutes, losing the next
-     * match's START). */
-    bool loading_ended;
+    /* The loader of the match whose rules are loading (while `loading`).
+     * A STOP or ABORT of that match is answered at once: the loader is
+     * told to drop the match instead of installing it and is forgotten
+     * here, so that the next match's START is not refused while the
+     * rules still compile (it held the player `busy` until the match
+     * counted as abandoned, minutes, and then until the load ended). */
+    struct loader *loader;
     /* The guess while nothing is known: "noop" in the START's own
      * spelling (Dresden upper-cases whole messages, §5.2). */
     char noop[16];
@@ -288,7 +291,10 @@ static void *state_main(void *arg)
         s->queue = st->next;
         if (!s->queue) s->queue_tail = &s->queue;
         s->stepping = st;
-        match_t *dead = s->closing ? NULL : run_step(s, st);
+        /* A released match's steps (ABORT, STOP, abandoned) are dropped
+         * unrun: with slow rules each can take seconds, and the next
+         * match's steps wait behind them. */
+        match_t *dead = s->closing || st->m != s->cur ? NULL : run_step(s, st);
         st->done = true;
         s->stepping = NULL;
         pthread_cond_broadcast(&s->cv);
@@ -584,8 +590,10 @@ typedef struct loader {
     session_t *s;
     ggp_msg_t msg; /* the START, moved out of the request */
     uint64_t arrival_ns, seed;
-    bool done;   /* the match is installed in s->cur */
+    bool done;   /* the load is over: m installed in s->cur, or dropped */
     bool orphan; /* the handler has replied without it */
+    bool ended;  /* its match was stopped or aborted while it loaded */
+    uint64_t serial; /* its START's number: the match it installs has it */
     char err[300];
 } loader_t;
 
@@ -608,37 +616,43 @@ static void *loader_main(void *arg)
     m->em = em;
     m->start_clock = ld->msg.start_clock;
     m->play_clock = ld->msg.play_clock;
-    m->last_ns = ld->arrival_ns;
+    /* Silence counts from the install, not the START: the PLAYs answered
+     * while the rules loaded told us nothing of the match, and a load
+     * longer than the abandon limit released the match as it came. */
+    m->last_ns = clock_now_ns();
+    m->serial = ld->serial;
     rng_seed(&m->rng, ld->seed);
     char note[360] = "";
     pthread_mutex_lock(&s->mu);
-    bool ended = s->loading_ended;
+    bool ended = ld->ended;
     match_t *dropped = NULL;
-    s->loading_ended = false;
     if (ended) {
+        /* handle_end has cleared `loading` and taken the early moves; a
+         * newer START may be loading already: touch none of it */
         dropped = m;
         m = NULL;
         if (em) snprintf(ld->err, sizeof ld->err, "the match was stopped while its rules loaded");
     } else {
         s->cur = m;
-    }
-    s->loading = false;
-    ld->done = true;
-    while (s->early) { /* moves played while we loaded, in order (no game or none left: dropped) */
-        step_t *st = s->early;
-        s->early = st->next;
-        st->next = NULL;
-        if (!em || !m) {
-            step_unref(e, st);
-            continue;
+        s->loading = false;
+        s->loader = NULL;
+        while (s->early) { /* moves played while we loaded, in order (no game: dropped) */
+            step_t *st = s->early;
+            s->early = st->next;
+            st->next = NULL;
+            if (!em) {
+                step_unref(e, st);
+                continue;
+            }
+            st->m = m;
+            m->refs++;
+            m->played = true;
+            *s->queue_tail = st;
+            s->queue_tail = &st->next;
         }
-        st->m = m;
-        m->refs++;
-        m->played = true;
-        *s->queue_tail = st;
-        s->queue_tail = &st->next;
+        s->early_tail = &s->early;
     }
-    s->early_tail = &s->early;
+    ld->done = true;
     /* Nobody waits for this load: say how it ended, and search on from
      * the initial state until the first PLAY. */
     if (ld->orphan) {
@@ -696,7 +710,6 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         return;
     }
     s->loading = true;
-    s->loading_ended = false;
     s->loaders++;
     free(s->loading_id);
     s->loading_id = xstrdup(msg->match_id);
@@ -707,7 +720,9 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     ld->refs = 2;
     ld->s = s;
     ld->arrival_ns = arrival_ns;
-    ld->seed = rng_derive(s->cfg.seed, ++s->n_matches);
+    ld->serial = ++s->n_matches;
+    ld->seed = rng_derive(s->cfg.seed, ld->serial);
+    s->loader = ld;
     ld->msg = *msg;
     *msg = (ggp_msg_t){0};
     msg = &ld->msg;
@@ -735,7 +750,9 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         set_answer(a, 200, "ready");
         return;
     }
-    match_t *m = s->cur;
+    /* the handler's own match: an ABORT may have released it meanwhile,
+     * and a newer START installed another */
+    match_t *m = s->cur && s->cur->serial == ld->serial ? s->cur : NULL;
     if (!m || !m->em) {
         snprintf(a->note, sizeof a->note, "rules not loaded: %.160s", ld->err);
         loader_unref(ld);
@@ -851,9 +868,22 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
      * still loading: nothing was played that counts, so the match ends
      * here; the loader drops it when the rules are in. */
     if (s->loading && s->loading_id && !strcmp(s->loading_id, msg->match_id)) {
-        s->loading_ended = true;
+        s->loader->ended = true;
+        s->loader = NULL;
+        s->loading = false;
+        free(s->loading_id);
+        s->loading_id = NULL;
+        step_t *early = s->early; /* the moves kept for the load: dropped */
+        s->early = NULL;
+        s->early_tail = &s->early;
         match_t *dead = cancel_jobs(s);
+        pthread_cond_broadcast(&s->cv); /* a PLAY waiting for the load: 404 now */
         pthread_mutex_unlock(&s->mu);
+        while (early) {
+            step_t *st = early;
+            early = st->next;
+            step_unref(e, st);
+        }
         match_destroy(e, dead);
         snprintf(a->note, sizeof a->note, "ended while its rules were loading");
         set_answer(a, 200, "done");

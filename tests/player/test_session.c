@@ -500,16 +500,18 @@ static void test_no_ponder_over_newer_play(void **state)
 }
 
 /* ABORT (or STOP) of a match whose START replied while its rules still
- * load: answered at once, and the loader drops the match rather than
- * install it, so the player is free for the next START (it was `busy`
- * until the match counted as abandoned, and the ABORT got a 404). */
+ * load: answered at once, the player is free for the next START at once
+ * (it was `busy` until the match counted as abandoned, then until the load
+ * ended), and the loader drops the match rather than install it over the
+ * next one. */
 static void test_abort_while_loading(void **state)
 {
     (void)state;
     fixture_t *f = fx_new(500, false, 0);
-    /* 3 s: the ABORT comes about 1 s in (START and the PLAY each wait
-     * 0.5 s), well before the load ends even on a loaded machine */
-    atomic_store(&f->cfg.load_ms, 3000);
+    /* 4 s: the ABORT comes about 1 s in (START and the PLAY each wait
+     * 0.5 s), and the next match is in well before the load ends even on
+     * a loaded machine */
+    atomic_store(&f->cfg.load_ms, 4000);
     double ms;
     int st;
     assert_string_equal(ask_ms(f, "(start m1 red ((role red) (limit 50)) 1 1)", &st, &ms), "ready");
@@ -519,24 +521,80 @@ static void test_abort_while_loading(void **state)
     assert_string_equal(ask_ms(f, "(abort m1)", &st, &ms), "done");
     assert_int_equal(st, 200);
     assert_true(ms < 400);
-    for (int i = 0; i < 8000 && atomic_load(&f->cfg.loaded) < 1; i++) tu_sleep_ms(1);
-    assert_int_equal(atomic_load(&f->cfg.loaded), 1);
-    /* the loader installs nothing: free at once */
-    const char *r = "";
-    for (int i = 0; i < 2000; i++) {
-        r = ask(f, "(info)", 200);
-        if (strstr(r, "available")) break;
-        tu_sleep_ms(1);
-    }
-    assert_string_equal(r, "((name tester) (status available))");
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status available))");
     assert_string_equal(ask(f, "(play m1 nil)", 404), "unknown match id 'm1'");
+    /* the next match while m1's rules still load */
     atomic_store(&f->cfg.load_ms, 0);
     assert_string_equal(ask(f, "(start m2 red ((role red) (limit 50)) 1 1)", 200), "ready");
-    assert_string_equal(ask(f, "(abort m2)", 200), "done");
+    if (atomic_load(&f->cfg.loaded) != 1) skip(); /* m1's load ended first: a machine too loaded to tell */
+    assert_string_equal(ask(f, "(info)", 200), "((name tester) (status busy))");
+    assert_true(legal_standin_move(ask(f, "(play m2 nil)", 200)));
+    /* m1's load ends: m2 stays the match */
+    for (int i = 0; i < 8000 && atomic_load(&f->cfg.loaded) < 2; i++) tu_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.loaded), 2);
+    for (int i = 0; i < 2000; i++) { /* the loader logs after its load */
+        fflush(f->log);
+        if (strstr(f->log_text, "the match was stopped while its rules loaded")) break;
+        tu_sleep_ms(1);
+    }
+    assert_true(legal_standin_move(ask(f, "(play m2 ((inc 1)))", 200)));
+    assert_string_equal(ask(f, "(play m1 nil)", 404), "unknown match id 'm1'");
+    assert_string_equal(ask(f, "(stop m2 ((inc 1)))", 200), "done");
     fflush(f->log);
     assert_non_null(strstr(f->log_text, "ended while its rules were loading"));
     assert_non_null(strstr(f->log_text, "the match was stopped while its rules loaded"));
-    assert_int_equal(atomic_load(&f->cfg.applies), 0); /* the early PLAY's moves were dropped with the match */
+    assert_non_null(strstr(f->log_text, "stopped after 2 steps in a non-terminal state"));
+    assert_int_equal(atomic_load(&f->cfg.applies), 2); /* m2's two: m1's early moves were dropped */
+    fx_free(f);
+}
+
+/* A match ABORTed while its moves wait behind a slow one: its queued
+ * moves are dropped, not applied ahead of the next match's steps (each
+ * could take seconds of slow rules while the next match waited). */
+static void test_released_match_steps_dropped(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    assert_true(legal_standin_move(ask(f, "(play m1 nil)", 200)));
+    atomic_store(&f->cfg.apply_ms, 1500);
+    ask(f, "(play m1 ((inc 1)))", 200); /* applying past the reply */
+    atomic_store(&f->cfg.apply_ms, 0);
+    ask(f, "(play m1 ((inc 2)))", 200); /* queued behind it */
+    assert_string_equal(ask(f, "(abort m1)", 200), "done");
+    assert_string_equal(ask(f, "(start m2 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    assert_true(legal_standin_move(ask(f, "(play m2 nil)", 200)));
+    assert_string_equal(ask(f, "(stop m2 ((inc 1)))", 200), "done");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "stopped after 1 steps in a non-terminal state"));
+    /* m1's first move and m2's: m1's second was dropped */
+    assert_int_equal(atomic_load(&f->cfg.applies), 2);
+    fx_free(f);
+}
+
+/* A match whose rules load past the START's reply counts its silence from
+ * the install: it was counted from the START, so a load longer than the
+ * abandon limit released the match as it came. Here 2 s of load, and an
+ * INFO "from the future" 14 s after the START (limit 2 x 1 + 10 + 1 s). */
+static void test_late_install_not_abandoned(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    atomic_store(&f->cfg.load_ms, 2000);
+    uint64_t t0 = clock_now_ns();
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    for (int i = 0; i < 5000 && atomic_load(&f->cfg.loaded) < 1; i++) tu_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.loaded), 1);
+    uint64_t installed = clock_now_ns();
+    if (installed - t0 > 4000000000ULL) skip(); /* a machine too loaded to tell */
+    char *r;
+    session_handle(f->s, "(info)", 6, t0 + 14000000000ULL, &r);
+    assert_string_equal(r, "((name tester) (status busy))");
+    free(r);
+    session_handle(f->s, "(info)", 6, installed + 14000000000ULL, &r);
+    assert_string_equal(r, "((name tester) (status available))");
+    free(r);
+    atomic_store(&f->cfg.load_ms, 0);
     fx_free(f);
 }
 
@@ -601,6 +659,8 @@ int main(void)
         cmocka_unit_test(test_rules_that_do_not_load),
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_slow_rules_reply_on_time),
+        cmocka_unit_test(test_released_match_steps_dropped),
+        cmocka_unit_test(test_late_install_not_abandoned),
         cmocka_unit_test(test_free_waits_for_late_loader),
         cmocka_unit_test(test_play_while_loading),
         cmocka_unit_test(test_guess_while_loading_upper_case),
