@@ -12,6 +12,7 @@
 #include "player/proto/server.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -55,6 +57,13 @@
 /* Requests answered at once (each on its own thread): a PLAY holds one
  * for its play clock; beyond this a request is answered 503 busy. */
 #define SERVER_MAX_WORKERS 32
+/* Only START and PREVIEW carry rules: any other message over this is
+ * refused as it arrives (413), not buffered up to the body limit. Bodies
+ * over it are parsed at most SERVER_MAX_LARGE at a time (the reader's
+ * nodes take about 40 times a body: 32 workers on 8 MB bodies were 10 GB),
+ * the rest answered 503 busy. */
+#define SERVER_SMALL_BODY (64 * 1024)
+#define SERVER_MAX_LARGE 2
 
 typedef enum conn_stage {
     CONN_HEADERS, /* accepted, headers not complete */
@@ -87,6 +96,7 @@ struct server {
     conn_t *head, *tail;
     unsigned n_live;     /* connections in the list not dropped */
     unsigned n_workers;
+    unsigned n_large; /* of them, large requests (SERVER_MAX_LARGE) */
     bool stopping;
     uint64_t sweep_at;   /* when the sweeper wakes next */
     pthread_t sweeper;
@@ -99,6 +109,8 @@ typedef struct request {
     char *body;
     size_t len, cap;
     bool too_big;
+    bool large;         /* over SERVER_SMALL_BODY: counted in n_large while handled */
+    bool not_rules;     /* refused as too big for a message that carries no rules */
     bool answered;      /* a response was queued */
     bool has_reply;     /* the worker has set status and reply */
     int status;
@@ -289,10 +301,11 @@ static void log_refusal(server_t *sv, const request_t *rq, int status, const cha
 }
 
 /* A worker has resumed its connection; server_stop may be waiting. */
-static void worker_done(server_t *sv)
+static void worker_done(server_t *sv, bool large)
 {
     pthread_mutex_lock(&sv->mu);
     sv->n_workers--;
+    if (large) sv->n_large--;
     pthread_cond_broadcast(&sv->cv);
     pthread_mutex_unlock(&sv->mu);
 }
@@ -306,11 +319,12 @@ static void *worker_main(void *arg)
     rq->status = session_handle(sv->cfg.session, rq->body ? rq->body : "", rq->len, rq->arrival_ns, &reply);
     rq->reply = reply;
     rq->has_reply = true;
+    bool large = rq->large;
     /* From here on rq belongs to libmicrohttpd's thread again: it calls
      * on_request, which queues the reply, and on_completed frees rq. */
     MHD_resume_connection(j->c);
     free(j);
-    worker_done(sv);
+    worker_done(sv, large);
     return NULL;
 }
 
@@ -320,9 +334,12 @@ static enum MHD_Result dispatch(server_t *sv, struct MHD_Connection *c, request_
 {
     pthread_mutex_lock(&sv->mu);
     bool late = rq->conn && rq->conn->dropped;
-    bool ok = !late && !sv->stopping && sv->n_workers < SERVER_MAX_WORKERS;
+    bool large = rq->len > SERVER_SMALL_BODY;
+    bool ok = !late && !sv->stopping && sv->n_workers < SERVER_MAX_WORKERS && (!large || sv->n_large < SERVER_MAX_LARGE);
     if (ok) {
         sv->n_workers++;
+        sv->n_large += large;
+        rq->large = large;
         if (rq->conn) {
             rq->conn->stage = CONN_BUSY;
             rq->conn->stage_ns = clock_now_ns();
@@ -331,7 +348,8 @@ static enum MHD_Result dispatch(server_t *sv, struct MHD_Connection *c, request_
     pthread_mutex_unlock(&sv->mu);
     if (late) return MHD_NO; /* dropped by the sweeper meanwhile: close */
     if (!ok) {
-        log_refusal(sv, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "too many requests at once");
+        log_refusal(sv, rq, MHD_HTTP_SERVICE_UNAVAILABLE,
+                    large ? "too many large requests at once" : "too many requests at once");
         return reply_now(sv, c, rq, MHD_HTTP_SERVICE_UNAVAILABLE, "busy");
     }
     job_t *j = xcalloc(1, sizeof *j);
@@ -348,10 +366,27 @@ static enum MHD_Result dispatch(server_t *sv, struct MHD_Connection *c, request_
         rq->status = MHD_HTTP_SERVICE_UNAVAILABLE;
         rq->reply = xstrdup("busy");
         rq->has_reply = true;
+        bool lg = rq->large;
         MHD_resume_connection(c);
-        worker_done(sv);
+        worker_done(sv, lg);
     }
     return MHD_YES;
+}
+
+/* Whether a message's head word (the text starts "(word") is START or
+ * PREVIEW, the messages that carry rules (any case: Dresden upper-cases
+ * whole messages). */
+static bool carries_rules(const char *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && isspace((unsigned char)b[i])) i++;
+    if (i == n || b[i++] != '(') return false;
+    while (i < n && isspace((unsigned char)b[i])) i++;
+    size_t w = i;
+    while (i < n && isalpha((unsigned char)b[i])) i++;
+    size_t len = i - w;
+    if (i == n || !(isspace((unsigned char)b[i]) || b[i] == '(' || b[i] == ')')) return false;
+    return (len == 5 && !strncasecmp(b + w, "start", 5)) || (len == 7 && !strncasecmp(b + w, "preview", 7));
 }
 
 /* First call: only the headers are in. */
@@ -411,10 +446,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             rq->too_big = true;
             return MHD_YES;
         }
+        bool was_small = rq->len <= SERVER_SMALL_BODY;
         XVEC_RESERVE(&rq->body, &rq->cap, rq->len + n + 1);
         memcpy(rq->body + rq->len, upload, n);
         rq->len += n;
         rq->body[rq->len] = '\0';
+        if (was_small && rq->len > SERVER_SMALL_BODY && !carries_rules(rq->body, rq->len)) {
+            rq->too_big = rq->not_rules = true; /* answered 413 at the end; the rest is dropped */
+            free(rq->body);
+            rq->body = NULL;
+            rq->len = rq->cap = 0;
+        }
         return MHD_YES;
     }
     /* The whole request is in. */
@@ -422,7 +464,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!strcmp(method, MHD_HTTP_METHOD_POST) || (is_get && url && url[0] && url[1])) {
         if (rq->too_big) {
             char reason[160];
-            snprintf(reason, sizeof reason, "request body is over the limit of %zu bytes", sv->cfg.max_body);
+            if (rq->not_rules)
+                snprintf(reason, sizeof reason,
+                         "request body is over %d bytes: only START and PREVIEW (they carry rules) may be longer",
+                         SERVER_SMALL_BODY);
+            else
+                snprintf(reason, sizeof reason, "request body is over the limit of %zu bytes", sv->cfg.max_body);
             log_refusal(sv, rq, MHD_HTTP_CONTENT_TOO_LARGE, reason);
             return reply_now(sv, c, rq, MHD_HTTP_CONTENT_TOO_LARGE, reason);
         }

@@ -30,7 +30,7 @@ typedef struct fixture {
     size_t log_len;
 } fixture_t;
 
-static int setup(void **state)
+static int setup_body(void **state, size_t max_body)
 {
     fixture_t *f = calloc(1, sizeof *f);
     standin_engine(&f->engine, &f->cfg);
@@ -41,7 +41,7 @@ static int setup(void **state)
     session_config_t sc = {.name = "httptest", .margin_ms = 900, .engine = &f->engine, .log = f->log, .seed = 3};
     f->s = session_new(&sc);
     char err[200];
-    server_config_t cfg = {.bind = "127.0.0.1", .port = 0, .max_body = MAX_BODY, .session = f->s};
+    server_config_t cfg = {.bind = "127.0.0.1", .port = 0, .max_body = max_body, .session = f->s};
     f->sv = server_start(&cfg, err, sizeof err);
     if (!f->sv) fail_msg("server_start: %s", err);
     f->port = server_port(f->sv);
@@ -49,6 +49,10 @@ static int setup(void **state)
     *state = f;
     return 0;
 }
+
+static int setup(void **state) { return setup_body(state, MAX_BODY); }
+
+static int setup_mb(void **state) { return setup_body(state, 1 << 20); }
 
 static int teardown(void **state)
 {
@@ -236,6 +240,36 @@ static void test_oversized_bodies(void **state)
     post_expect(f, big, "ready");
     free(big);
     post_expect(f, "(ping)", "ready");
+}
+
+/* Only START and PREVIEW carry rules: any other message longer than 64 KB
+ * is refused as it arrives (it was buffered to the body limit, here 1 MB,
+ * and parsed: about 40 times its size in memory, on each of 32 workers). */
+static void test_long_bodies_only_for_rules(void **state)
+{
+    fixture_t *f = *state;
+    size_t n = 200 * 1024;
+    char *big = malloc(n + 1);
+    const char *heads[] = {"(ping)", "(play m1 nil)", " ( INFO )", "(startx)"};
+    for (int i = 0; i < 4; i++) {
+        memset(big, ' ', n);
+        memcpy(big, heads[i], strlen(heads[i]));
+        big[n] = '\0';
+        bool eof;
+        char *r = raw_post(f->port, "1.0", big, 5000, &eof);
+        assert_non_null(r);
+        if (raw_status(r) != 413) fail_msg("'%s' + spaces -> '%.200s', expected 413", heads[i], r);
+        assert_non_null(strstr(raw_body(r), "only START and PREVIEW (they carry rules) may be longer"));
+        free(r);
+    }
+    /* a START as long (its rules padded): played */
+    const char *start = "( START long.1 red ( ( role red ) ( role blue ) ";
+    memset(big, ' ', n);
+    memcpy(big, start, strlen(start));
+    memcpy(big + n - 8, ") 1 1 )", 7);
+    post_expect(f, big, "ready");
+    post_expect(f, "(abort long.1)", "done");
+    free(big);
 }
 
 static void test_malformed_requests(void **state)
@@ -434,6 +468,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_expect_100_continue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_body_in_many_segments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_bodies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_bodies_only_for_rules, setup_mb, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bind_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slow_requests_dropped_at_deadline, setup, teardown),
