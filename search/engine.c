@@ -1851,7 +1851,7 @@ static uint32_t simul_final(engine_t *e, uint64_t replies, double *value, bool *
     uint32_t r = e->role, n = e->n_legal[r], k = e->k, win = UINT32_MAX;
     const move_id_t *m = e->legal[r];
     XVEC_RESERVE(&e->fm, &e->fm_cap, n);
-    for (uint32_t i = 0; i < n; i++) e->fm[i] = (struct final_move){0, 2.0f, -1.0f};
+    for (uint32_t i = 0; i < n; i++) e->fm[i] = (struct final_move){0, 2.0f, -1.0f, false};
     for (uint32_t c = e->pool->nodes[e->root].first_child; c != NIL; c = e->pool->nodes[c].next_sibling) {
         uint32_t j = e->pool->nodes[c].edge;
         if (!is_solved(e->pool, c) || j >= e->joints->n) continue;
@@ -1872,7 +1872,8 @@ static uint32_t simul_final(engine_t *e, uint64_t replies, double *value, bool *
             win = i;
             *value = e->fm[i].lo;
         }
-        if (e->fm[i].hi <= SOLVED_EPS) n_lost++;
+        e->fm[i].lost = e->fm[i].hi <= SOLVED_EPS;
+        n_lost += e->fm[i].lost;
     }
     *lost = n_lost > 0 && n_lost < n;
     return win;
@@ -1880,10 +1881,10 @@ static uint32_t simul_final(engine_t *e, uint64_t replies, double *value, bool *
 
 /* Whether engine_final skips our i-th legal move as proven lost: its child
  * (skip_lost), or every joint child of it at a simultaneous root
- * (simul_skip: simul_final's tally, `replies` joint replies). */
-static inline bool final_lost(engine_t *e, uint32_t i, bool skip_lost, bool simul_skip, uint64_t replies)
+ * (simul_skip: simul_final's tally). */
+static inline bool final_lost(engine_t *e, uint32_t i, bool skip_lost, bool simul_skip)
 {
-    if (simul_skip) return e->fm[i].proven >= replies && e->fm[i].hi <= SOLVED_EPS;
+    if (simul_skip) return e->fm[i].lost;
     if (!skip_lost) return false;
     uint32_t c = slot_get(e, e->legal[e->role][i]);
     return c != NIL && is_solved(e->pool, c) && solved_value(e->pool, c, e->role) <= SOLVED_EPS;
@@ -1916,8 +1917,8 @@ move_id_t engine_final(engine_t *e, double *value)
     /* Solver (issue 12): a proven win at once; never a proven loss while a
      * move not proven lost remains; with every move proven, the best. */
     bool skip_lost = false, simul_skip = false;
-    uint64_t replies = 1;
     if (e->solver && simul) {
+        uint64_t replies = 1;
         for (int d = 0; d < nd && replies < UINT32_MAX; d++) /* (past it: never all proven) */
             if (e->dec[d] != r) replies *= e->n_legal[e->dec[d]];
         uint32_t win = simul_final(e, replies, value, &simul_skip);
@@ -1955,7 +1956,7 @@ move_id_t engine_final(engine_t *e, double *value)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = 0;
         float w = 0;
-        if (final_lost(e, i, skip_lost, simul_skip, replies)) continue;
+        if (final_lost(e, i, skip_lost, simul_skip)) continue;
         if (simul) {
             marg_get(e->pool, e->root, keys_get(e->keys, r, m[i]), &v, &w);
         } else {
@@ -1976,7 +1977,7 @@ move_id_t engine_final(engine_t *e, double *value)
     pick_init(&pk, true);
     for (int pass = 0; pass < 2 && !pk.ties; pass++) {
         for (uint32_t i = 0; i < n; i++) {
-            if (final_lost(e, i, skip_lost, simul_skip, replies)) continue;
+            if (final_lost(e, i, skip_lost, simul_skip)) continue;
             uint32_t key = keys_get(e->keys, r, m[i]), cnt = 0;
             float w = 0;
             if (pass == 0 && e->pool->amaf_on) {
@@ -1994,9 +1995,9 @@ move_id_t engine_final(engine_t *e, double *value)
     bool skip = skip_lost || simul_skip;
     for (uint32_t tries = 0; skip && tries < 4 * n; tries++) { /* a random move not proven lost */
         uint32_t i = rng_below(&e->rng, n);
-        if (!final_lost(e, i, skip_lost, simul_skip, replies)) return m[i];
+        if (!final_lost(e, i, skip_lost, simul_skip)) return m[i];
     }
     for (uint32_t i = 0; skip && i < n; i++)
-        if (!final_lost(e, i, skip_lost, simul_skip, replies)) return m[i];
+        if (!final_lost(e, i, skip_lost, simul_skip)) return m[i];
     return m[rng_below(&e->rng, n)];
 }

@@ -631,6 +631,7 @@ typedef struct engine {
     struct final_move {      /* engine_final at a simultaneous root: our moves by their joint children */
         uint32_t proven;     /* joint children proven */
         float lo, hi;        /* least and most of their values for us */
+        bool lost;           /* every joint reply proven, and lost for us */
     } *fm;
     size_t fm_cap;
     move_id_t *cand;         /* MAST's draw from a game's candidates (playout.c, cand_pick) */
