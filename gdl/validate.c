@@ -675,7 +675,14 @@ static void number_vars(val_t *v, uint32_t *n, const term_t *t)
     for (uint32_t i = 0; i < term_arity(t); i++) number_vars(v, n, t->args[i]);
 }
 
-static void build_rule_graph(val_t *v, rgraph_t *g)
+/* The most body-head matches build_rule_graph tries (the corpus's most is
+ * about 10^4): 40,000 copies of a recursive rule are 1.6 x 10^9, minutes
+ * and gigabytes of edges, during which a player would refuse matches. */
+#define GRAPH_MATCH_MAX (1u << 24)
+
+/* False (an error reported at the rule) past GRAPH_MATCH_MAX: the graph is
+ * then incomplete and the checks on it are skipped. */
+static bool build_rule_graph(val_t *v, rgraph_t *g)
 {
     const program_t *p = v->p;
     /* nodes: rules, not facts (they depend on nothing); a fact file's
@@ -718,7 +725,9 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
     g->dep_true = xmalloc(((size_t)n + 1) * sizeof *g->dep_true);
     g->dep_does = xmalloc(((size_t)n + 1) * sizeof *g->dep_does);
     size_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    uint64_t tries = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
         g->off[i] = (uint32_t)g->n_edges;
         g->dep_true[i] = g->dep_does[i] = NONE;
         for (; k < g->n_occ && g->occ[k].rule == i; k++) {
@@ -730,6 +739,15 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
             if (s == SYM_DOES && g->dep_does[i] == NONE) g->dep_does[i] = (uint32_t)k;
             if (s != SYM_TRUE && s != SYM_DOES) {
                 uint32_t r = rel_id(v, s);
+                tries += hoff[r + 1] - hoff[r];
+                if (tries > GRAPH_MATCH_MAX) {
+                    err_at(v, g->rule[i]->off,
+                           "the rules use '%s' in too many ways to check (more than %u matches of rule bodies "
+                           "with rule heads)",
+                           symtab_key(v->st, s), GRAPH_MATCH_MAX);
+                    ok = false;
+                    break;
+                }
                 for (uint32_t h = hoff[r]; h < hoff[r + 1]; h++) {
                     const term_t *head = g->rule[hrules[h]]->head;
                     if (term_arity(head) != term_arity(o->atom) || !unify(&u, o->atom, head)) continue;
@@ -751,6 +769,7 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
     free(u.trail);
     free(hoff);
     free(hrules);
+    if (!ok) return false;
 
     g->comp = xmalloc(((size_t)n + 1) * sizeof *g->comp);
     uint32_t ncomp = scc_csr(n, g->off, g->to ? g->to : g->off, g->comp);
@@ -785,6 +804,7 @@ static void build_rule_graph(val_t *v, rgraph_t *g)
     }
     free(coff);
     free(members);
+    return true;
 }
 
 static void rgraph_free(rgraph_t *g)
@@ -1048,10 +1068,11 @@ unsigned gdl_validate(const program_t *p, diag_t *d, gdl_info_t *info_out)
     }
 
     rgraph_t g = {0};
-    build_rule_graph(&v, &g);
-    check_dependencies(&v, &g);
-    check_stratification(&v, &g);
-    check_recursion(&v, &g);
+    if (build_rule_graph(&v, &g)) {
+        check_dependencies(&v, &g);
+        check_stratification(&v, &g);
+        check_recursion(&v, &g);
+    }
     rgraph_free(&g);
 
     if (!has[SYM_ROLE]) whole(&v, DIAG_ERROR, "no 'role' facts: a game needs at least one role");

@@ -344,6 +344,24 @@ static void test_recursion_restriction(void **state)
     expect_errors(GAME "(a 0)\n(<= (a (s ?x)) (b ?x))\n(<= (b ?x) (a ?x))\n", 1, "argument '?x' of 'b'");
 }
 
+/* 4,200 rules of one head, each using it: 17.6 million body-head matches
+ * to make the rule graph (minutes and gigabytes at 40,000), refused with
+ * an error at a rule once past 2^24; 2,000 of them are checked in full. */
+static void test_too_many_rule_matches(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        int n = k ? 4200 : 2000;
+        const char *rule = "(<= (p ?x) (succ ?x 1) (p ?x))\n";
+        size_t cap = strlen(GAME) + (size_t)n * strlen(rule) + 64;
+        char *text = malloc(cap), *t = text + sprintf(text, "%s", GAME "(<= (legal robot q) (p 1))\n");
+        for (int i = 0; i < n; i++) t += sprintf(t, "%s", rule);
+        if (k) expect_errors(text, 1, "error: the rules use 'p' in too many ways to check (more than 16777216");
+        else expect_ok(text);
+        free(text);
+    }
+}
+
 static void test_diagnostics_in_source_order(void **state)
 {
     (void)state;
@@ -421,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_recovery_and_warnings),
         cmocka_unit_test(test_dresden_base_is_ignored),
         cmocka_unit_test(test_recursion_restriction),
+        cmocka_unit_test(test_too_many_rule_matches),
         cmocka_unit_test(test_diagnostics_in_source_order),
         cmocka_unit_test(test_check_options_anywhere),
     };
