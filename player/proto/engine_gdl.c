@@ -4,6 +4,7 @@
  * engine_gdl.h. */
 #include "player/proto/engine_gdl.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +19,15 @@
 #define GDL_MIN_GROUND_MS 200
 
 /* A game with its context and searcher: the match's current one, or one it
- * played with before the propositional network came (kept until the match
- * ends: a search still running may use it, and its move texts). */
+ * played with before the propositional network came (its game kept until
+ * the match ends, for its move texts; its searcher, whose tree may take
+ * the whole memory bound, freed once no search holds a snapshot of it:
+ * kept, the two searchers took twice the bound). */
 typedef struct gdl_engine {
     game_t *game;
     game_ctx_t *ctx;      /* the match's current state, for request handlers */
-    searcher_t *searcher; /* used by the search thread only */
+    searcher_t *searcher; /* used by the search thread only; NULL once freed */
+    atomic_int *snaps;    /* snapshots of this engine alive (gdl_snapshot) */
 } gdl_engine_t;
 
 struct engine_match {
@@ -51,6 +55,7 @@ typedef struct gdl_snap {
     const game_t *game;
     searcher_t *searcher;
     game_state_t *state;
+    atomic_int *snaps; /* its engine's count */
 } gdl_snap_t;
 
 static void gdl_engine_free(gdl_engine_t *x)
@@ -58,6 +63,32 @@ static void gdl_engine_free(gdl_engine_t *x)
     searcher_free(x->searcher);
     game_ctx_free(x->ctx);
     game_free(x->game);
+    free(x->snaps);
+}
+
+static atomic_int *snaps_new(void)
+{
+    atomic_int *n = xmalloc(sizeof *n);
+    atomic_init(n, 0);
+    return n;
+}
+
+/* Free the searchers of the engines played before that no search uses (on
+ * the state thread, which alone makes snapshots, and only of m->cur). */
+static void release_old_searchers(engine_match_t *m)
+{
+    for (uint32_t i = 0; i < m->n_old; i++)
+        if (m->old[i].searcher && atomic_load(m->old[i].snaps) == 0) {
+            searcher_free(m->old[i].searcher);
+            m->old[i].searcher = NULL;
+        }
+}
+
+uint32_t engine_gdl_old_searchers(const engine_match_t *m)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_old; i++) n += m->old[i].searcher != NULL;
+    return n;
 }
 
 static void match_free(engine_match_t *m)
@@ -123,7 +154,7 @@ static void take_propnet(engine_match_t *m, FILE *log)
     }
     m->old = xreallocarray(m->old, m->n_old + 1, sizeof *m->old);
     m->old[m->n_old++] = m->cur;
-    m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->cfg->spec)};
+    m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->cfg->spec), .snaps = snaps_new()};
     if (log) fprintf(log, "ggp serve: switched to the propositional network after %u step%s\n", m->n_history / m->n_roles,
                      m->n_history / m->n_roles == 1 ? "" : "s");
 }
@@ -226,6 +257,7 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
     m->joint = xcalloc(m->n_roles, sizeof *m->joint);
     m->cur.ctx = initial_ctx(m->cur.game);
     m->cur.searcher = searcher_new(m->cur.game, m->role, ec->spec);
+    m->cur.snaps = snaps_new();
     m->log = log;
     return m;
 }
@@ -249,6 +281,7 @@ static bool gdl_apply(engine_match_t *m, char *const *moves, uint32_t n, char *e
         for (uint32_t r = 0; r < n; r++) m->history[m->n_history++] = xstrdup(moves[r]);
         take_propnet(m, m->log);
     }
+    release_old_searchers(m);
     return true;
 }
 
@@ -274,6 +307,8 @@ static void *gdl_snapshot(engine_match_t *m)
     gdl_snap_t *s = xmalloc(sizeof *s);
     s->game = m->cur.game;
     s->searcher = m->cur.searcher;
+    s->snaps = m->cur.snaps;
+    atomic_fetch_add(s->snaps, 1);
     s->state = game_state_new(m->cur.game);
     game_state_copy(m->cur.game, s->state, game_ctx_state(m->cur.ctx));
     return s;
@@ -284,6 +319,7 @@ static void gdl_snapshot_free(engine_match_t *m, void *snap)
     (void)m;
     gdl_snap_t *s = snap;
     game_state_free(s->state);
+    atomic_fetch_sub(s->snaps, 1); /* (release_old_searchers frees the searcher) */
     free(s);
 }
 

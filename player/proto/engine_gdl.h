@@ -28,5 +28,8 @@ void engine_gdl_init(match_engine_t *e, gdl_engine_config_t *cfg);
  * grounding to end (the propnet is still taken at the next PLAY); whether
  * none is running. For tests that wait for that event, not a guessed time. */
 bool engine_gdl_grounding_wait(engine_match_t *m, uint64_t wait_ms);
+/* How many searchers of the engines the match played with before the
+ * current one are still held (a search running on them): for tests. */
+uint32_t engine_gdl_old_searchers(const engine_match_t *m);
 
 #endif

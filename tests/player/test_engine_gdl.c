@@ -83,10 +83,16 @@ static void test_auto_changes_to_the_propnet_at_a_play(void **state)
     /* Wait for the background grounding of tic-tac-toe (milliseconds),
      * then play: x takes 1 1 and 2 2, o takes 1 2 and 2 1. */
     assert_true(engine_gdl_grounding_wait(m, 30000));
+    /* A search's snapshot of the rules engine outlives the change: its
+     * searcher stays while the snapshot does, and goes at the next PLAY
+     * after (its tree could take the whole memory bound: two were kept) */
+    void *held = ep->snapshot(m);
     char *const plays[][2] = {{"(mark 1 1)", "noop"}, {"noop", "(mark 1 2)"}, {"(mark 2 2)", "noop"}, {"noop", "(mark 2 1)"}};
     for (size_t k = 0; k < 4; k++) {
         if (!ep->apply(m, plays[k], 2, err, sizeof err)) fail_msg("PLAY %zu refused: %s", k, err);
         assert_string_equal(search_engine(ep, m, info, sizeof info), "propnet");
+        assert_int_equal(engine_gdl_old_searchers(m), k == 0 ? 1 : 0);
+        if (k == 0) ep->snapshot_free(m, held);
     }
     /* The propnet is in the same state: x is to move (o's move is
      * refused), and (mark 3 3) wins for x. */
