@@ -100,6 +100,7 @@ struct session {
     /* loader threads not yet returned: one may still log after it has
      * installed its match and cleared `loading` */
     int loaders;
+    int reapers; /* match_reap threads not yet done */
     char *loading_id;
     uint32_t loading_play_clock;
     /* The loader of the match whose rules are loading (while `loading`).
@@ -141,6 +142,45 @@ static void match_destroy(const match_engine_t *e, match_t *m)
      * the free pages back to the system now, not at the next match (issue
      * 13: 0.9 GB still held after ABORT). */
     malloc_trim(0);
+}
+
+/* A released match destroyed on a thread of its own (unlocked), so that
+ * no reply waits for it: a tree of gigabytes, and the join of a grounding
+ * thread that may run to the end of its budget, delayed the STOP or ABORT
+ * reply, and the next START's when it released an abandoned match. */
+typedef struct reap {
+    session_t *s;
+    match_t *m;
+} reap_t;
+
+static void *reap_main(void *arg)
+{
+    reap_t *r = arg;
+    session_t *s = r->s;
+    match_destroy(s->cfg.engine, r->m);
+    free(r);
+    pthread_mutex_lock(&s->mu);
+    s->reapers--;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+static void match_reap(session_t *s, match_t *m)
+{
+    if (!m) return;
+    reap_t *r = xmalloc(sizeof *r);
+    *r = (reap_t){s, m};
+    pthread_mutex_lock(&s->mu);
+    s->reapers++;
+    pthread_mutex_unlock(&s->mu);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    bool started = pthread_create(&th, &attr, reap_main, r) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started) reap_main(r); /* no thread to be had: here */
 }
 
 /* Returns the match if this was the last reference (free it unlocked). */
@@ -301,8 +341,8 @@ static void *state_main(void *arg)
         match_t *d2 = step_unref(e, st);
         if (dead || d2) {
             pthread_mutex_unlock(&s->mu);
-            match_destroy(e, dead);
-            match_destroy(e, d2);
+            match_reap(s, dead);
+            match_reap(s, d2);
             pthread_mutex_lock(&s->mu);
         }
     }
@@ -338,7 +378,7 @@ static void *worker_main(void *arg)
         match_t *dead = job_unref(e, j);
         if (dead) {
             pthread_mutex_unlock(&s->mu);
-            match_destroy(e, dead);
+            match_reap(s, dead);
             pthread_mutex_lock(&s->mu);
         }
     }
@@ -464,14 +504,14 @@ bool session_free_within(session_t *s, uint64_t wait_ms)
      * step being applied: wait for them (the compile budgets bound them),
      * or give up at the bound and leave the session to the process's
      * exit. */
-    while (s->loading || s->loaders || s->stepping) {
+    while (s->loading || s->loaders || s->stepping || s->reapers) {
         if (until == UINT64_MAX) {
             pthread_cond_wait(&s->cv, &s->mu);
             continue;
         }
         struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL), .tv_nsec = (long)(until % 1000000000ULL)};
         if (clock_now_ns() >= until || pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) {
-            if (s->loading || s->loaders || s->stepping) {
+            if (s->loading || s->loaders || s->stepping || s->reapers) {
                 pthread_mutex_unlock(&s->mu);
                 return false;
             }
@@ -483,6 +523,10 @@ bool session_free_within(session_t *s, uint64_t wait_ms)
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->worker, NULL);
     pthread_join(s->stater, NULL);
+    /* the two threads may have handed a last match to a reaper */
+    pthread_mutex_lock(&s->mu);
+    while (s->reapers) pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
     match_destroy(e, dead1);
     while (s->queue) {
         step_t *st = s->queue;
@@ -666,7 +710,7 @@ static void *loader_main(void *arg)
     char *id = orphan ? xstrdup(ld->msg.match_id) : NULL;
     loader_unref(ld);
     pthread_mutex_unlock(&s->mu);
-    match_destroy(e, dropped);
+    match_reap(s, dropped);
     if (orphan) session_log(s, id, "load", 0, "", arrival_ns, note);
     free(id);
     pthread_mutex_lock(&s->mu);
@@ -702,8 +746,8 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         bool same = s->cur && !strcmp(s->cur->id, msg->match_id) && s->cur->em;
         if (s->cur && !strcmp(s->cur->id, msg->match_id)) s->cur->last_ns = arrival_ns;
         pthread_mutex_unlock(&s->mu);
-        match_destroy(e, dead);
-        match_destroy(e, dead2);
+        match_reap(s, dead);
+        match_reap(s, dead2);
         /* A repeated START of the match we are playing is harmless. */
         set_answer(a, 200, same ? "ready" : "busy");
         if (!same) snprintf(a->note, sizeof a->note, "already in a match");
@@ -727,8 +771,8 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     *msg = (ggp_msg_t){0};
     msg = &ld->msg;
     pthread_mutex_unlock(&s->mu);
-    match_destroy(e, dead);
-    match_destroy(e, dead2);
+    match_reap(s, dead);
+    match_reap(s, dead2);
 
     uint64_t reply_ns = reply_at(s, arrival_ns, msg->start_clock);
     pthread_t th;
@@ -772,7 +816,7 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     if (!st->cancelled) post_ponder(s, m, cancels);
     dead = step_unref(e, st);
     pthread_mutex_unlock(&s->mu);
-    match_destroy(e, dead);
+    match_reap(s, dead);
     set_answer(a, 200, "ready");
 }
 
@@ -855,8 +899,8 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
     if (!st->cancelled) post_ponder(s, m, cancels);
     match_t *dead2 = step_unref(e, st);
     pthread_mutex_unlock(&s->mu);
-    match_destroy(e, dead);
-    match_destroy(e, dead2);
+    match_reap(s, dead);
+    match_reap(s, dead2);
 }
 
 /* STOP and ABORT: release the match (STOP first applies the last move). */
@@ -884,7 +928,7 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
             early = st->next;
             step_unref(e, st);
         }
-        match_destroy(e, dead);
+        match_reap(s, dead);
         snprintf(a->note, sizeof a->note, "ended while its rules were loading");
         set_answer(a, 200, "done");
         return;
@@ -915,9 +959,9 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
     }
     match_t *dead3 = s->cur == m ? release_current(s) : NULL;
     pthread_mutex_unlock(&s->mu);
-    match_destroy(e, dead);
-    match_destroy(e, dead2);
-    match_destroy(e, dead3);
+    match_reap(s, dead);
+    match_reap(s, dead2);
+    match_reap(s, dead3);
     set_answer(a, 200, "done");
 }
 

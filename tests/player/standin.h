@@ -36,6 +36,8 @@ typedef struct standin_cfg {
     atomic_int legals;  /* random_move() calls finished */
     atomic_int applies; /* apply() calls finished */
     atomic_int loaded;  /* load() calls finished */
+    _Atomic uint64_t free_ms; /* free() sleeps this long (a tree of gigabytes) */
+    atomic_int freed;         /* free() calls finished */
 } standin_cfg_t;
 
 struct engine_match {
@@ -86,7 +88,13 @@ static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *lo
     return m;
 }
 
-static inline void standin_free(engine_match_t *m) { free(m); }
+static inline void standin_free(engine_match_t *m)
+{
+    standin_cfg_t *c = m->cfg;
+    tu_sleep_ms(atomic_load(&c->free_ms));
+    free(m);
+    atomic_fetch_add(&c->freed, 1);
+}
 
 static inline int standin_move_value(const char *t)
 {

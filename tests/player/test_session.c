@@ -548,6 +548,29 @@ static void test_abort_while_loading(void **state)
     fx_free(f);
 }
 
+/* A match whose freeing is slow (a tree of gigabytes, a grounding thread
+ * to join): STOP, ABORT and the next START reply without waiting for it,
+ * and freeing the session waits for it. */
+static void test_slow_free_delays_no_reply(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_quick(500);
+    atomic_store(&f->cfg.free_ms, 1500);
+    double ms;
+    int st;
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    assert_string_equal(ask_ms(f, "(abort m1)", &st, &ms), "done");
+    assert_true(ms < 1000);
+    assert_string_equal(ask_ms(f, "(start m2 red ((role red) (limit 50)) 1 1)", &st, &ms), "ready");
+    assert_true(ms < 1000);
+    assert_string_equal(ask_ms(f, "(stop m2 nil)", &st, &ms), "done");
+    assert_true(ms < 1000);
+    session_free(f->s); /* waits for both */
+    f->s = NULL;
+    assert_int_equal(atomic_load(&f->cfg.freed), 2);
+    fx_free(f);
+}
+
 /* A match ABORTed while its moves wait behind a slow one: its queued
  * moves are dropped, not applied ahead of the next match's steps (each
  * could take seconds of slow rules while the next match waited). */
@@ -660,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_search_overrun_falls_back),
         cmocka_unit_test(test_slow_rules_reply_on_time),
         cmocka_unit_test(test_released_match_steps_dropped),
+        cmocka_unit_test(test_slow_free_delays_no_reply),
         cmocka_unit_test(test_late_install_not_abandoned),
         cmocka_unit_test(test_free_waits_for_late_loader),
         cmocka_unit_test(test_play_while_loading),
