@@ -148,6 +148,18 @@ static void match_destroy(const match_engine_t *e, match_t *m)
  * no reply waits for it: a tree of gigabytes, and the join of a grounding
  * thread that may run to the end of its budget, delayed the STOP or ABORT
  * reply, and the next START's when it released an abandoned match. */
+/* fn(arg) on a detached thread, or here when no thread is to be had. */
+static void run_detached(void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    bool started = pthread_create(&th, &attr, fn, arg) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started) fn(arg);
+}
+
 typedef struct reap {
     session_t *s;
     match_t *m;
@@ -174,13 +186,7 @@ static void match_reap(session_t *s, match_t *m)
     pthread_mutex_lock(&s->mu);
     s->reapers++;
     pthread_mutex_unlock(&s->mu);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t th;
-    bool started = pthread_create(&th, &attr, reap_main, r) == 0;
-    pthread_attr_destroy(&attr);
-    if (!started) reap_main(r); /* no thread to be had: here */
+    run_detached(reap_main, r);
 }
 
 /* Returns the match if this was the last reference (free it unlocked). */
@@ -775,13 +781,7 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
     match_reap(s, dead2);
 
     uint64_t reply_ns = reply_at(s, arrival_ns, msg->start_clock);
-    pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    bool started = pthread_create(&th, &attr, loader_main, ld) == 0;
-    pthread_attr_destroy(&attr);
-    if (!started) loader_main(ld); /* no thread to be had: load here, as before */
+    run_detached(loader_main, ld); /* (no thread to be had: loads here, as before) */
     pthread_mutex_lock(&s->mu);
     wait_until(s, &ld->done, reply_ns);
     if (!ld->done) {

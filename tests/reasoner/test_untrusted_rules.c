@@ -50,6 +50,21 @@ static int run_ggp(const char *args, char **out)
     return tu_run(cmd, out);
 }
 
+/* `ggp perft FILE --depth D` on both engines: each output holds want;
+ * ok: exit 0, else an error exit (and never "fatal"). */
+static void perft_both(const char *path, int depth, bool ok, const char *want)
+{
+    for (int e = 0; e < 2; e++) {
+        char args[1024], *out;
+        snprintf(args, sizeof args, "perft '%s' --depth %d --engine %s", path, depth, e ? "propnet" : "rules");
+        int rc = run_ggp(args, &out);
+        if (ok ? rc != 0 : rc <= 0) fail_msg("%s: exit %d: %.500s", args, rc, out);
+        if (!strstr(out, want)) fail_msg("%s: no '%s' in: %.500s", args, want, out);
+        assert_null(strstr(out, "fatal"));
+        free(out);
+    }
+}
+
 static void test_too_wide_a_term_is_an_error(void **state)
 {
     (void)state;
@@ -61,14 +76,7 @@ static void test_too_wide_a_term_is_an_error(void **state)
     assert_non_null(strstr(out, ":2:7: error: function 'p' has 65536 arguments: at most 65535 are supported"));
     free(out);
     /* Commands that compile refuse it the same way, on either engine. */
-    for (int e = 0; e < 2; e++) {
-        snprintf(args, sizeof args, "perft '%s' --depth 1 --engine %s", path, e ? "propnet" : "rules");
-        rc = run_ggp(args, &out);
-        assert_true(rc > 0);
-        assert_non_null(strstr(out, "has 65536 arguments: at most 65535 are supported"));
-        assert_null(strstr(out, "fatal"));
-        free(out);
-    }
+    perft_both(path, 1, false, "has 65536 arguments: at most 65535 are supported");
     unlink(path);
     free(path);
 }
@@ -77,15 +85,7 @@ static void test_widest_and_deepest_terms_play(void **state)
 {
     (void)state;
     char *paths[2] = {write_game("widest", GDL_MAX_ARITY, 0), write_game("deepest", 0, 4000)};
-    for (int k = 0; k < 2; k++)
-        for (int e = 0; e < 2; e++) {
-            char args[1024], *out;
-            snprintf(args, sizeof args, "perft '%s' --depth 2 --engine %s", paths[k], e ? "propnet" : "rules");
-            int rc = run_ggp(args, &out);
-            if (rc != 0) fail_msg("%s: exit %d: %.500s", args, rc, out);
-            assert_non_null(strstr(out, "depth 1: paths=1 states=1 terminals=1"));
-            free(out);
-        }
+    for (int k = 0; k < 2; k++) perft_both(paths[k], 2, true, "depth 1: paths=1 states=1 terminals=1");
     unlink(paths[0]);
     unlink(paths[1]);
     free(paths[0]);
@@ -115,14 +115,7 @@ static void test_nested_or_keeps_its_meaning(void **state)
     (void)state;
     char *path = write_text("nested_or", OR_GAME "(<= terminal (or (true (s1)) (or (true (s2)) (or (true (s4))"
                                                  " (true (s3))))))\n");
-    for (int e = 0; e < 2; e++) {
-        char args[1024], *out;
-        snprintf(args, sizeof args, "perft '%s' --depth 1 --engine %s", path, e ? "propnet" : "rules");
-        int rc = run_ggp(args, &out);
-        if (rc != 0) fail_msg("%s: exit %d: %.500s", args, rc, out);
-        assert_non_null(strstr(out, "depth 1: paths=1 states=1 terminals=1"));
-        free(out);
-    }
+    perft_both(path, 1, true, "depth 1: paths=1 states=1 terminals=1");
     unlink(path);
     free(path);
 }
@@ -136,16 +129,7 @@ static void test_or_blowup_is_an_error(void **state)
     for (int i = 0; i < 40; i++) strcat(text, " (or (true (s1)) (true (s2)))");
     strcat(text, ")\n");
     char *path = write_text("or_blowup", text);
-    for (int e = 0; e < 2; e++) {
-        char args[1024], *out;
-        snprintf(args, sizeof args, "perft '%s' --depth 1 --engine %s", path, e ? "propnet" : "rules");
-        int rc = run_ggp(args, &out);
-        printf("%.300s\n", out);
-        assert_true(rc > 0);
-        assert_non_null(strstr(out, ":8:1: error: the 'or's of this rule expand it into too many rules"));
-        assert_null(strstr(out, "fatal"));
-        free(out);
-    }
+    perft_both(path, 1, false, ":8:1: error: the 'or's of this rule expand it into too many rules");
     unlink(path);
     free(path);
 }
@@ -154,6 +138,22 @@ static void test_or_blowup_is_an_error(void **state)
  * may make one is read back from its text, as a manager sends it in PLAY:
  * such moves got "bad joint move" (the reader stopped at 64 of either),
  * and the match stood still. */
+/* Compile l with opt (failing the test with the diagnostics if it does
+ * not) and set a new context to the initial state. */
+static game_ctx_t *start_game(const tu_rules_t *l, const game_options_t *opt, game_t **g, game_state_t **s)
+{
+    tu_diag_t td;
+    tu_diag_open(&td);
+    *g = game_compile(l->prog, opt, &td.d);
+    if (!*g) fail_msg("does not compile: %s", tu_diag_text(&td));
+    tu_diag_close(&td);
+    game_ctx_t *c = game_ctx_new(*g);
+    *s = game_state_new(*g);
+    game_initial(c, *s);
+    game_ctx_set_state(c, *s);
+    return c;
+}
+
 static void move_text(char *out, int deep, int n)
 {
     char *p = out + sprintf(out, "(m");
@@ -179,15 +179,9 @@ static void test_wide_and_deep_moves_read_back(void **state)
         tu_rules_text(k ? "deep" : "wide", text, &l);
         for (int e = 0; e < 2; e++) {
             game_options_t opt = {.engine = e ? ENGINE_PROPNET : ENGINE_RULES, .quiet = true};
-            tu_diag_t td;
-            tu_diag_open(&td);
-            game_t *g = game_compile(l.prog, &opt, &td.d);
-            if (!g) fail_msg("%s: does not compile: %s", k ? "deep" : "wide", tu_diag_text(&td));
-            tu_diag_close(&td);
-            game_ctx_t *c = game_ctx_new(g);
-            game_state_t *s = game_state_new(g);
-            game_initial(c, s);
-            game_ctx_set_state(c, s);
+            game_t *g;
+            game_state_t *s;
+            game_ctx_t *c = start_game(&l, &opt, &g, &s);
             const move_id_t *legal;
             assert_int_equal(game_legal(c, 0, &legal), 1);
             move_id_t got = UINT32_MAX;
@@ -224,15 +218,9 @@ static void test_rules_context_memory_is_bounded(void **state)
     tu_rules_t l;
     tu_rules_text("product", text, &l);
     game_options_t opt = {.engine = ENGINE_RULES, .static_mb = 16, .quiet = true};
-    tu_diag_t td;
-    tu_diag_open(&td);
-    game_t *g = game_compile(l.prog, &opt, &td.d);
-    if (!g) fail_msg("does not compile: %s", tu_diag_text(&td));
-    tu_diag_close(&td);
-    game_ctx_t *c = game_ctx_new(g);
-    game_state_t *s = game_state_new(g);
-    game_initial(c, s);
-    game_ctx_set_state(c, s);
+    game_t *g;
+    game_state_t *s;
+    game_ctx_t *c = start_game(&l, &opt, &g, &s);
     const move_id_t *legal;
     assert_int_equal(game_legal(c, 0, &legal), 1);
     game_ctx_play(c, legal);
