@@ -42,6 +42,7 @@ typedef struct rctx {
     bool state_done, legal_done;
     bool deep;   /* an evaluation was interrupted (too deep, or the probe's budget): sticky */
     bool warned; /* and it was said (the compile-time probe does not say) */
+    size_t move_mem; /* what the last `next` of this state counted in ev.mem (its stores go at the next) */
     move_id_t **legal;
     uint32_t *n_legal, *cap_legal;
 } rctx_t;
@@ -257,7 +258,7 @@ static void check_depth(rctx_t *c)
     } else if (c->ev.ts->full && !c->warned) {
         fprintf(stderr, "ggp: rules engine: the term store is full; the results of this state are incomplete\n");
         c->warned = true;
-    } else if (c->ev.over_mem && !c->warned) {
+    } else if ((c->ev.over_mem || c->ev.over_member) && !c->warned) {
         fprintf(stderr, "ggp: rules engine: a state's relations need more than %zu MiB (the load's memory budget); "
                         "the results of this state are incomplete\n",
                 c->ev.mem_limit >> 20);
@@ -284,7 +285,7 @@ static void ensure_state(rctx_t *c)
     /* The budget is per state: what one state derives (a rule set whose
      * legal moves number 10^12 stops here, its results incomplete,
      * instead of taking every byte of the machine during a match). */
-    c->ev.mem = 0;
+    c->ev.mem = c->move_mem = 0;
     relstore_t *t = c->ev.store[r->rel_true];
     for (uint32_t i = 0; i < c->base.cur->n; i++) relstore_insert(t, &c->base.cur->data[i], NULL);
     eval_run_phase(&c->ev, PHASE_STATE);
@@ -389,12 +390,17 @@ static void rg_next(game_ctx_t *cc, const move_id_t *joint, game_state_t *out)
     const rules_t *r = g->rules;
     ensure_state(c);
     eval_clear_phase(&c->ev, PHASE_MOVE);
+    /* the last joint move's stores are gone: so is their count (a search
+     * asks every joint move of a state in turn) */
+    c->ev.mem -= c->move_mem < c->ev.mem ? c->move_mem : c->ev.mem;
+    size_t before = c->ev.mem;
     relstore_t *does = c->ev.store[r->rel_does];
     for (uint32_t i = 0; i < g->base.n_roles; i++) {
         tid_t tu[2] = {g->base.role_terms[i], rg_move_term(cc->g, i, joint[i])};
         relstore_insert(does, tu, NULL);
     }
     eval_run_phase(&c->ev, PHASE_MOVE);
+    c->move_mem = c->ev.mem - before;
     check_depth(c);
     collect_fluents(c->ev.store[r->rel_next], out);
 }
@@ -447,6 +453,7 @@ static bool probe_initial(rgame_t *g, deadline_t dl)
     game_ctx_t *cc = rg_ctx_new(&g->base);
     rctx_t *c = (rctx_t *)cc;
     c->ev.deadline = dl;
+    c->ev.mem_limit = 0; /* bounded by dl; a stop here would read as non-termination */
     c->warned = true;
     game_state_t *s = game_state_new(&g->base);
     rg_initial(cc, s);
@@ -601,6 +608,7 @@ static uint64_t probe_work(rgame_t *g, uint64_t limit, deadline_t dl)
     rctx_t *c = (rctx_t *)cc;
     c->ev.deadline = dl;
     c->ev.work_limit = limit;
+    c->ev.mem_limit = 0; /* bounded by dl and limit, as before contexts had a memory bound */
     c->warned = true;
     rng_t rng;
     rng_seed(&rng, PLAN_PROBE_SEED);

@@ -99,7 +99,7 @@ void rules_member_free(rules_member_set_t *ms)
     *ms = (rules_member_set_t){0};
 }
 
-/* The most rules the 'or's of a program may expand into. */
+/* The most rules the rules with 'or's of a program may expand into. */
 #define RULES_EXPAND_MAX (1u << 20)
 
 rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
@@ -122,6 +122,7 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
     r->rel_terminal = rb_rel_of(&b, SYM_TERMINAL, 0);
     uint32_t cap_roles = 0;
     flat_t f = {0};
+    uint32_t expanded = 0; /* rules made from rules with 'or's (facts do not count) */
     for (size_t i = 0; i < p->n_rules; i++) {
         const rule_t *src = p->rules[i];
         if (!src->head) continue;
@@ -137,14 +138,19 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
         /* Each 'or' multiplies the rule (rb_expand): 40 two-way ors would
          * make 2^40 rules; the corpus's most is 12 from one rule. */
         uint64_t copies = 1;
+        bool has_or = false;
         for (uint32_t j = 0; j < src->n_body && copies <= RULES_EXPAND_MAX; j++)
-            if (src->body[j]->kind == LIT_OR) copies *= src->body[j]->n_disj;
-        if (copies > RULES_EXPAND_MAX - b.n_rules) {
+            if (src->body[j]->kind == LIT_OR) {
+                copies *= src->body[j]->n_disj;
+                has_or = true;
+            }
+        if (has_or && copies > RULES_EXPAND_MAX - expanded) {
             diag_error(d, p->src, src->off, "the 'or's of this rule expand it into too many rules (more than %u in all)",
                        RULES_EXPAND_MAX);
             b.errors++;
             break;
         }
+        if (has_or) expanded += (uint32_t)copies;
         f.n = 0;
         rb_expand(&b, src, 0, &f);
     }
