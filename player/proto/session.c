@@ -101,6 +101,7 @@ struct session {
      * installed its match and cleared `loading` */
     int loaders;
     int reapers; /* match_reap threads not yet done */
+    int stopped_loads; /* loaders whose match was stopped, still loading */
     char *loading_id;
     uint32_t loading_play_clock;
     /* The loader of the match whose rules are loading (while `loading`).
@@ -681,6 +682,7 @@ static void *loader_main(void *arg)
          * newer START may be loading already: touch none of it */
         dropped = m;
         m = NULL;
+        s->stopped_loads--;
         if (em) snprintf(ld->err, sizeof ld->err, "the match was stopped while its rules loaded");
     } else {
         s->cur = m;
@@ -748,15 +750,20 @@ static void handle_start(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answ
         dead = cancel_jobs(s);
         dead2 = release_current(s);
     }
-    if (s->loading || s->cur) {
+    /* Loads of stopped matches run on to their budgets (they cannot be
+     * cancelled): one may overlap the next match's, no more, so that a
+     * client sending START and ABORT in turn cannot pile them up. */
+    bool piled = s->stopped_loads >= 2;
+    if (s->loading || s->cur || piled) {
         bool same = s->cur && !strcmp(s->cur->id, msg->match_id) && s->cur->em;
         if (s->cur && !strcmp(s->cur->id, msg->match_id)) s->cur->last_ns = arrival_ns;
+        const char *why = s->cur || s->loading ? "already in a match" : "still loading stopped matches' rules";
         pthread_mutex_unlock(&s->mu);
         match_reap(s, dead);
         match_reap(s, dead2);
         /* A repeated START of the match we are playing is harmless. */
         set_answer(a, 200, same ? "ready" : "busy");
-        if (!same) snprintf(a->note, sizeof a->note, "already in a match");
+        if (!same) snprintf(a->note, sizeof a->note, "%s", why);
         return;
     }
     s->loading = true;
@@ -914,6 +921,7 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
     if (s->loading && s->loading_id && !strcmp(s->loading_id, msg->match_id)) {
         s->loader->ended = true;
         s->loader = NULL;
+        s->stopped_loads++;
         s->loading = false;
         free(s->loading_id);
         s->loading_id = NULL;

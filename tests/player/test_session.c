@@ -571,6 +571,35 @@ static void test_slow_free_delays_no_reply(void **state)
     fx_free(f);
 }
 
+/* START and ABORT in turn while rules load: a stopped load runs on to its
+ * end, so one may overlap the next match's and no more (`busy` then). */
+static void test_stopped_loads_do_not_pile_up(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0);
+    atomic_store(&f->cfg.load_ms, 3000);
+    assert_string_equal(ask(f, "(start m1 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(abort m1)", 200), "done");
+    assert_string_equal(ask(f, "(start m2 red ((role red) (limit 50)) 1 1)", 200), "ready");
+    assert_string_equal(ask(f, "(abort m2)", 200), "done");
+    const char *r = ask(f, "(start m3 red ((role red) (limit 50)) 1 1)", 200);
+    if (atomic_load(&f->cfg.loaded) > 0) skip(); /* a machine too loaded to tell */
+    assert_string_equal(r, "busy");
+    atomic_store(&f->cfg.load_ms, 0);
+    for (int i = 0; i < 8000 && atomic_load(&f->cfg.loaded) < 2; i++) tu_sleep_ms(1);
+    assert_int_equal(atomic_load(&f->cfg.loaded), 2);
+    for (int i = 0; i < 2000; i++) { /* both loader threads return */
+        r = ask(f, "(start m4 red ((role red) (limit 50)) 1 1)", 200);
+        if (!strcmp(r, "ready")) break;
+        tu_sleep_ms(1);
+    }
+    assert_string_equal(r, "ready");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "still loading stopped matches' rules"));
+    assert_string_equal(ask(f, "(abort m4)", 200), "done");
+    fx_free(f);
+}
+
 /* A match ABORTed while its moves wait behind a slow one: its queued
  * moves are dropped, not applied ahead of the next match's steps (each
  * could take seconds of slow rules while the next match waited). */
@@ -580,13 +609,14 @@ static void test_released_match_steps_dropped(void **state)
     fixture_t *f = fx_new(500, false, 0);
     assert_string_equal(ask(f, "(start m1 red ((role red) (limit 50)) 1 1)", 200), "ready");
     assert_true(legal_standin_move(ask(f, "(play m1 nil)", 200)));
-    atomic_store(&f->cfg.apply_ms, 1500);
+    atomic_store(&f->cfg.apply_ms, 3000); /* 2 s of slack for the next two requests */
     ask(f, "(play m1 ((inc 1)))", 200); /* applying past the reply */
     atomic_store(&f->cfg.apply_ms, 0);
     ask(f, "(play m1 ((inc 2)))", 200); /* queued behind it */
     assert_string_equal(ask(f, "(abort m1)", 200), "done");
     assert_string_equal(ask(f, "(start m2 red ((role red) (limit 50)) 1 1)", 200), "ready");
     assert_true(legal_standin_move(ask(f, "(play m2 nil)", 200)));
+    for (int i = 0; i < 5000 && atomic_load(&f->cfg.applies) < 1; i++) tu_sleep_ms(1); /* m1's first move */
     assert_string_equal(ask(f, "(stop m2 ((inc 1)))", 200), "done");
     fflush(f->log);
     assert_non_null(strstr(f->log_text, "stopped after 1 steps in a non-terminal state"));
@@ -684,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_slow_rules_reply_on_time),
         cmocka_unit_test(test_released_match_steps_dropped),
         cmocka_unit_test(test_slow_free_delays_no_reply),
+        cmocka_unit_test(test_stopped_loads_do_not_pile_up),
         cmocka_unit_test(test_late_install_not_abandoned),
         cmocka_unit_test(test_free_waits_for_late_loader),
         cmocka_unit_test(test_play_while_loading),
