@@ -59,7 +59,7 @@ static inline int procs_reap_all(void **state)
     return 0;
 }
 
-/* Start `ggp serve --port 0 --bind 127.0.0.1 --log LOG <extra...>` and
+/* Start `ggp serve --port 0 --bind 127.0.0.1 --log LOG --memory 256 <extra...>` and
  * read the port it prints. Returns false if it did not come up in 10 s. */
 static inline bool serve_start(serve_proc_t *p, const char *log_path, const char *const *extra)
 {
@@ -69,8 +69,11 @@ static inline bool serve_start(serve_proc_t *p, const char *log_path, const char
     memcpy(p->log_path, log_path, ll + 1);
     int fds[2];
     if (pipe(fds) != 0) return false;
-    const char *argv[32] = {GGP_BIN, "serve", "--port", "0", "--bind", "127.0.0.1", "--log", log_path};
-    int n = 8;
+    /* a 256 MB tree bound: the default (half the RAM, at most 4 GB) costs
+     * the load about 1.5 s under AddressSanitizer (its shadow of the tree),
+     * past these tests' 2 s start clocks on a busy CI machine */
+    const char *argv[32] = {GGP_BIN, "serve", "--port", "0", "--bind", "127.0.0.1", "--log", log_path, "--memory", "256"};
+    int n = 10;
     for (; extra && *extra && n < 30; extra++) argv[n++] = *extra;
     argv[n] = NULL;
     pid_t pid = fork();
