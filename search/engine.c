@@ -124,13 +124,13 @@ static uint32_t nc_moves(const game_t *g, uint32_t k)
  * and allocation). */
 static uint64_t nc_slot_bytes(uint32_t k, uint32_t moves)
 {
-    return (uint64_t)(1 + k + moves) * sizeof(uint32_t) + sizeof(game_state_t *) + sizeof(uint16_t) + NC_STATE_MAX + 64;
+    return (uint64_t)(1 + k + 2 * moves) * sizeof(uint32_t) + sizeof(game_state_t *) + sizeof(uint16_t) + NC_STATE_MAX + 64;
 }
 
 static void nc_open(engine_t *e, uint32_t slots)
 {
     e->nc_moves = nc_moves(e->g, e->k);
-    e->nc_stride = 1 + e->k + e->nc_moves;
+    e->nc_stride = 1 + e->k + 2 * e->nc_moves; /* node, counts, moves, children (nc_put) */
     e->nc_mask = slots - 1;
     e->nc = xmalloc((size_t)slots * e->nc_stride * sizeof *e->nc);
     for (uint32_t s = 0; s < slots; s++) e->nc[(size_t)s * e->nc_stride] = NIL;
@@ -170,19 +170,42 @@ static inline void nc_forget(engine_t *e, uint32_t n)
     if (e->nc && n != NIL && nc_slot(e, n & e->nc_mask)[0] == n) nc_slot(e, n & e->nc_mask)[0] = NIL;
 }
 
+/* The children of slot s's node by the legal moves of its one decider r
+ * (nc_put made them; descend adds each expansion): kid[i] for move
+ * legal[r][i], NIL for none. A selection used to find a node's children
+ * by walking its child list into the scratch map (slot_build): a pointer
+ * chase through nodes made far apart, a sixth of a connectFour GRAVE
+ * search's time for a twentieth of its instructions (issue 12, item 7).
+ * Recycling and tree reuse unlink children without telling the slot, so
+ * an entry counts only while its node's parent and edge still say so
+ * (nc_child); a node recycled and linked again under the same parent and
+ * edge is that child again. */
+static inline uint32_t *nc_kid(const engine_t *e, uint32_t s, uint32_t r)
+{
+    uint32_t *slot = nc_slot(e, s), *kid = slot + 1 + e->k + e->nc_moves;
+    for (uint32_t q = 0; q < r; q++) kid += slot[1 + q];
+    return kid;
+}
+
+static inline uint32_t nc_child(const node_t *nodes, const uint32_t *kid, uint32_t i, uint32_t x, uint32_t mv)
+{
+    uint32_t c = kid[i];
+    return c != NIL && nodes[c].parent == x && nodes[c].edge == mv ? c : NIL;
+}
+
 /* e->ctx at non-terminal x, gather_legal's lists of it: x takes its slot,
- * unless the slot's node has more visits. */
-static void nc_put(engine_t *e, uint32_t x)
+ * unless the slot's node has more visits. Returns the slot, or NIL. */
+static uint32_t nc_put(engine_t *e, uint32_t x)
 {
     uint32_t total = 0;
     for (uint32_t r = 0; r < e->k; r++) total += e->n_legal[r];
     const game_state_t *st = game_ctx_state(e->ctx);
-    if (total > e->nc_moves || game_state_bytes(st) > NC_STATE_MAX) return;
+    if (total > e->nc_moves || game_state_bytes(st) > NC_STATE_MAX) return NIL;
     uint32_t s = x & e->nc_mask, *slot = nc_slot(e, s);
     /* a node freed by tree reuse keeps its visits: its slot is free */
     uint32_t o = slot[0];
     if (o != NIL && o != x && (e->pool->nodes[o].flags & NODE_USED) && node_visits(e->pool, o) > node_visits(e->pool, x))
-        return;
+        return NIL;
     if (!e->nc_st[s]) {
         e->nc_st[s] = game_state_new(e->g);
         e->nc_state_bytes += 32; /* its header and allocation */
@@ -196,12 +219,24 @@ static void nc_put(engine_t *e, uint32_t x)
     }
     game_state_copy(e->g, e->nc_st[s], st);
     slot[0] = x;
-    uint32_t *m = slot + 1 + e->k;
+    uint32_t *m = slot + 1 + e->k, dr = NIL, nd = 0;
     for (uint32_t r = 0; r < e->k; r++) {
         slot[1 + r] = e->n_legal[r];
         memcpy(m, e->legal[r], e->n_legal[r] * sizeof *m);
+        if (e->n_legal[r] >= 2) {
+            nd++;
+            dr = r;
+        }
         m += e->n_legal[r];
     }
+    if (nd != 1) return s;
+    /* one decider: its children by legal move (nc_kid), from the child list */
+    uint32_t *kid = nc_kid(e, s, dr);
+    for (uint32_t i = 0; i < e->n_legal[dr]; i++) kid[i] = NIL;
+    for (uint32_t c = e->pool->nodes[x].first_child; c != NIL; c = e->pool->nodes[c].next_sibling)
+        for (uint32_t i = 0; i < e->n_legal[dr]; i++)
+            if (e->legal[dr][i] == e->pool->nodes[c].edge) kid[i] = c;
+    return s;
 }
 
 /* gather_legal from slot s (its lists stay valid until the slot is taken) */
@@ -912,7 +947,7 @@ static inline bool solved_offer(engine_t *e, argmax_t *am, uint32_t c, uint32_t 
  * search (issue 12, item 7), as apply_diff does in the propnet. */
 static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, uint32_t x, uint32_t r, uint32_t rho,
                                                                   double lnV, double cx, sel_kind_t sel, bool simul,
-                                                                  bool dense, bool virt)
+                                                                  bool dense, bool virt, const uint32_t *kid)
 {
     /* What the loop reads in locals: argmax_offer may call the RNG (a
      * store through e, which may alias size_t and uint32_t fields), after
@@ -953,7 +988,7 @@ static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, u
         if (simul) {
             marg_get(p, x, key, &v, &w);
         } else {
-            uint32_t c = mv < scap && sgen[mv] == gen ? slot[mv] : NIL;
+            uint32_t c = kid ? nc_child(nodes, kid, i, x, mv) : mv < scap && sgen[mv] == gen ? slot[mv] : NIL;
             if (c != NIL) {
                 if (solver && solved_offer(e, &am, c, r, mv, lostvisit)) continue;
                 v = ld32(&nodes[c].visits);
@@ -967,9 +1002,11 @@ static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, u
 }
 
 /* The argmax move of decider r at x (random ties, spec §4.1). Turn-taking
- * nodes read child statistics through the slot map; simultaneous nodes read
- * the marginal table (decoupled selection, spec §4.6). */
-static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, bool simul, double lnV)
+ * nodes read child statistics through kid (x's children by legal move,
+ * nc_kid) or else the slot map; simultaneous nodes read the marginal table
+ * (decoupled selection, spec §4.6). */
+static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, bool simul, double lnV,
+                            const uint32_t *kid)
 {
     /* oppc (match rows): a search on another role's turn (our move forced:
      * a noop, or pondering) keeps only the subtree of the reply actually
@@ -981,27 +1018,33 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     double cx = opp_root && e->spec->oppc >= 0 ? e->spec->oppc : e->spec->c;
     sel_kind_t sel = e->v->sel;
     bool dense = sel_amaf(sel) && e->pool->K, virt = e->mu != NULL;
-    if (sel == SEL_GRAVE && dense && !simul && !virt) return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false);
-    return select_loop(e, x, r, rho, lnV, cx, sel, simul, dense, virt);
+    if (sel == SEL_GRAVE && dense && !simul && !virt) {
+        if (kid) return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false, kid);
+        return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false, NULL);
+    }
+    return select_loop(e, x, r, rho, lnV, cx, sel, simul, dense, virt, kid);
 }
 
 /* Choose the joint move at tree node x (the current state) into e->joint;
  * *child gets the existing child for it or NIL, *edge its edge id. Returns
  * false on a rules defect. */
-static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge);
+static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, const uint32_t *kid, uint32_t *child,
+                         uint32_t *edge);
 
 static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge)
 {
     int nd = gather_legal(e);
     if (nd < 0) return false;
     slot_build(e, x);
-    select_among(e, nd, x, rho, child, edge);
+    select_among(e, nd, x, rho, NULL, child, edge);
     return true;
 }
 
 /* select_joint once the legal moves are gathered (nd deciders) and x's
- * children are in the slot map (slot_build). */
-static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge)
+ * children are either in kid (one decider: nc_kid) or in the slot map
+ * (slot_build). */
+static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, const uint32_t *kid, uint32_t *child,
+                         uint32_t *edge)
 {
     e->st.selections++;
     if (rho == x) e->st.ref_self++;
@@ -1027,10 +1070,16 @@ static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, uint32_t
         *edge = 0;
     } else if (nd == 1) {
         uint32_t r = e->dec[0];
-        e->joint[r] = select_move(e, x, r, rho, false, lnV);
+        e->joint[r] = select_move(e, x, r, rho, false, lnV, kid);
         *edge = e->joint[r];
+        if (kid) {
+            uint32_t i = 0;
+            while (e->legal[r][i] != *edge) i++;
+            *child = nc_child(e->pool->nodes, kid, i, x, *edge);
+            return;
+        }
     } else {
-        for (int i = 0; i < nd; i++) e->joint[e->dec[i]] = select_move(e, x, e->dec[i], rho, true, lnV);
+        for (int i = 0; i < nd; i++) e->joint[e->dec[i]] = select_move(e, x, e->dec[i], rho, true, lnV, NULL);
         *edge = joints_intern(e->joints, e->joint);
     }
     *child = slot_get(e, *edge);
@@ -1401,7 +1450,9 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
             rewards_cut(e);
             return;
         }
-        if (nc && xs == NIL && node_visits(p, x) >= NC_MIN_VISITS) nc_put(e, x);
+        uint32_t ks = xs; /* x's slot now, for its children by move (nc_kid) */
+        if (nc && xs == NIL && node_visits(p, x) >= NC_MIN_VISITS) ks = nc_put(e, x);
+        uint32_t *kid = ks != NIL && nd == 1 ? nc_kid(e, ks, e->dec[0]) : NULL;
         if (e->la_ctx[0] && nd == 1 && x != e->root && node_visits(p, x) == LOOKAHEAD_VISITS) {
             if (vs != NIL) vs = nc_load(e, vs);
             if (lookahead_proves(e)) {
@@ -1412,7 +1463,7 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
         node_lock(e, x);
         bool whole = !e->mu || sparse || nd >= 2; /* sparse tables or joint ids: under the tree's lock */
         if (e->mu && whole) tree_lock(e);
-        slot_build(e, x);
+        if (!kid) slot_build(e, x);
         uint32_t first = p->nodes[x].first_child;
         /* The long part, the values of the moves, reads the statistics
          * atomically: x's lock is not held, so other workers select at x
@@ -1420,8 +1471,8 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
         if (!whole) node_unlock(e, x);
         if (over_ref(e, x)) rho = x;
         uint32_t c, edge;
-        select_among(e, nd, x, rho, &c, &edge);
-        if (!whole) {
+        select_among(e, nd, x, rho, kid, &c, &edge);
+        if (!whole) { /* (kid is NULL: the state cache is one worker's) */
             node_lock(e, x);
             /* Meanwhile the child seen may have been recycled, or another
              * worker may have expanded the edge (links go in front). */
@@ -1432,8 +1483,14 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
             }
         }
         bool expanded = c == NIL;
-        if (expanded) /* expansion: exactly one new node */
-            if ((c = new_node(e, reg, whole)) != NIL) pool_link(p, x, c, edge); /* NIL: evaluate unexpanded */
+        if (expanded && (c = new_node(e, reg, whole)) != NIL) { /* expansion: exactly one new node (NIL: evaluate unexpanded) */
+            pool_link(p, x, c, edge);
+            if (kid) {
+                uint32_t i = 0;
+                while (e->legal[e->dec[0]][i] != edge) i++;
+                kid[i] = c;
+            }
+        }
         if (c != NIL) enter(e, c);
         if (!expanded) {
             solved = node_status(e, c);
