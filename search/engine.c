@@ -924,19 +924,19 @@ static bool needs_lnV(const engine_t *e)
     return e->v->sel == SEL_UCT || e->v->sel == SEL_RAVE || e->spec->c > 0 || e->spec->oppc > 0;
 }
 
-/* Selection at a proven child c of move mv (solver on): its exact value
+/* Selection at a proven child c of the i-th move (solver on): its exact value
  * offered, no exploration, a proven loss only if nothing else is left;
  * true when offered. lostvisit=on: a proven loss is an ordinary move of
  * mean 0 (its W is the value, 0) whose AMAF still weighs, so it is
  * visited, and backs up its loss, as often as without the solver: a test
  * of whether never visiting proven losses makes the parents' means too
  * hopeful (issue 12); false then. */
-static inline bool solved_offer(engine_t *e, argmax_t *am, uint32_t c, uint32_t r, uint32_t mv, bool lostvisit)
+static inline bool solved_offer(engine_t *e, argmax_t *am, uint32_t c, uint32_t r, uint32_t i, bool lostvisit)
 {
     if (!is_solved(e->pool, c)) return false;
     double sv = solved_value(e->pool, c, r);
     if (sv <= SOLVED_EPS && lostvisit) return false;
-    argmax_offer(am, &e->rng, mv, sv <= SOLVED_EPS ? -1.0 : sv);
+    argmax_offer(am, &e->rng, i, sv <= SOLVED_EPS ? -1.0 : sv);
     return true;
 }
 
@@ -967,7 +967,7 @@ static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, u
     const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
     const uint32_t *of = ks->of[r];
     uint32_t of_len = ks->of_len[r];
-    argmax_t am = {-INFINITY, m[0], 0};
+    argmax_t am = {-INFINITY, 0, 0}; /* picks an index into m */
     for (uint32_t i = 0; i < n; i++) {
         uint32_t mv = m[i], key = 0, v = 0, ap = 0;
         float w = 0, aw = 0;
@@ -990,18 +990,19 @@ static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, u
         } else {
             uint32_t c = kid ? nc_child(nodes, kid, i, x, mv) : mv < scap && sgen[mv] == gen ? slot[mv] : NIL;
             if (c != NIL) {
-                if (solver && solved_offer(e, &am, c, r, mv, lostvisit)) continue;
+                if (solver && solved_offer(e, &am, c, r, i, lostvisit)) continue;
                 v = ld32(&nodes[c].visits);
                 w = ldf(&W[(size_t)c * k + r]);
                 if (virt) v += __atomic_load_n(&nodes[c].flight, __ATOMIC_RELAXED); /* virtual loss */
             }
         }
-        argmax_offer(&am, &e->rng, mv, move_value(e, sel, bias, v, w, ap, aw, lnV, cx));
+        argmax_offer(&am, &e->rng, i, move_value(e, sel, bias, v, w, ap, aw, lnV, cx));
     }
     return am.pick;
 }
 
-/* The argmax move of decider r at x (random ties, spec §4.1). Turn-taking
+/* The index in e->legal[r] of decider r's argmax move at x (random ties,
+ * spec §4.1; the index spares select_among a search of the list). Turn-taking
  * nodes read child statistics through kid (x's children by legal move,
  * nc_kid) or else the slot map; simultaneous nodes read the marginal table
  * (decoupled selection, spec §4.6). */
@@ -1070,16 +1071,17 @@ static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, const ui
         *edge = 0;
     } else if (nd == 1) {
         uint32_t r = e->dec[0];
-        e->joint[r] = select_move(e, x, r, rho, false, lnV, kid);
-        *edge = e->joint[r];
+        uint32_t i = select_move(e, x, r, rho, false, lnV, kid);
+        *edge = e->joint[r] = e->legal[r][i];
         if (kid) {
-            uint32_t i = 0;
-            while (e->legal[r][i] != *edge) i++;
             *child = nc_child(e->pool->nodes, kid, i, x, *edge);
             return;
         }
     } else {
-        for (int i = 0; i < nd; i++) e->joint[e->dec[i]] = select_move(e, x, e->dec[i], rho, true, lnV, NULL);
+        for (int i = 0; i < nd; i++) {
+            uint32_t d = e->dec[i];
+            e->joint[d] = e->legal[d][select_move(e, x, d, rho, true, lnV, NULL)];
+        }
         *edge = joints_intern(e->joints, e->joint);
     }
     *child = slot_get(e, *edge);
@@ -1212,11 +1214,15 @@ static void node_update(engine_t *e, uint32_t n, size_t i, bool grave)
         if (locked) tree_lock(e);
         if (p->K) { /* dense: n's row once (amaf_row_mut), not per key */
             amaf_dense_t *row = amaf_row_mut(p, n);
+            /* in locals: the row's stores could alias e's and p's fields,
+             * which the loop would otherwise read again at every key (the
+             * backup's AMAF adds cost three times their work) */
+            const uint32_t *klist = e->klist, K = p->K;
+            const float *kz = e->kz;
+            const size_t nk = e->knum[i];
             if (row)
-                for (size_t j = 0; j < e->knum[i]; j++) {
-                    uint32_t key = e->klist[j];
-                    if (key < p->K) amaf_row_add(&row[key], e->kz[j]);
-                }
+                for (size_t j = 0; j < nk; j++)
+                    if (klist[j] < K) amaf_row_add(&row[klist[j]], kz[j]);
         } else if (amaf_ensure(p, n)) {
             for (size_t j = 0; j < e->knum[i]; j++) amaf_add(p, n, e->klist[j], e->kz[j]);
         }
