@@ -1092,7 +1092,7 @@ static void record_tree_step(engine_t *e)
 {
     step_begin(e);
     for (uint32_t r = 0; r < e->k; r++)
-        if (e->n_legal[r] >= 2) step_key(e, keys_get(e->keys, r, e->joint[r]));
+        if (e->n_legal[r] >= 2) step_key(e, keys_of(e->keys, r, e->joint[r]));
     e->tree_steps++;
 }
 
