@@ -947,8 +947,10 @@ static inline bool solved_offer(engine_t *e, argmax_t *am, uint32_t c, uint32_t 
  * search (issue 12, item 7), as apply_diff does in the propnet. */
 static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, uint32_t x, uint32_t r, uint32_t rho,
                                                                   double lnV, double cx, sel_kind_t sel, bool simul,
-                                                                  bool dense, bool virt, const uint32_t *kid)
+                                                                  bool dense, bool virt, const uint32_t *kid,
+                                                                  bool plain)
 {
+    if (plain) cx = 0; /* plain: no solver, no exploration term (GRAVE's own rule) */
     /* What the loop reads in locals: argmax_offer may call the RNG (a
      * store through e, which may alias size_t and uint32_t fields), after
      * which the compiler would reload every field read through e or p;
@@ -961,7 +963,7 @@ static inline __attribute__((always_inline)) uint32_t select_loop(engine_t *e, u
     const float *W = p->w;
     const uint32_t *slot = e->slot, *sgen = e->slot_gen;
     const size_t scap = e->slot_cap;
-    const bool amaf = sel_amaf(sel), solver = e->solver, lostvisit = e->spec->lostvisit;
+    const bool amaf = sel_amaf(sel), solver = !plain && e->solver, lostvisit = e->spec->lostvisit;
     const bool keyed = amaf || simul; /* UCT at a turn-taking node reads no key */
     const double bias = e->spec->bias;
     const amaf_dense_t *row = dense ? amaf_row(p, rho) : NULL; /* rho's row once, not per move */
@@ -1020,10 +1022,12 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
     sel_kind_t sel = e->v->sel;
     bool dense = sel_amaf(sel) && e->pool->K, virt = e->mu != NULL;
     if (sel == SEL_GRAVE && dense && !simul && !virt) {
-        if (kid) return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false, kid);
-        return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false, NULL);
+        if (kid && !e->solver && cx == 0) /* the paper's GRAVE */
+            return select_loop(e, x, r, rho, lnV, 0, SEL_GRAVE, false, true, false, kid, true);
+        if (kid) return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false, kid, false);
+        return select_loop(e, x, r, rho, lnV, cx, SEL_GRAVE, false, true, false, NULL, false);
     }
-    return select_loop(e, x, r, rho, lnV, cx, sel, simul, dense, virt, kid);
+    return select_loop(e, x, r, rho, lnV, cx, sel, simul, dense, virt, kid, false);
 }
 
 /* Choose the joint move at tree node x (the current state) into e->joint;
