@@ -15,8 +15,15 @@
 #include "player/cli/common.h"
 #include "player/cli/outfile.h"
 #include "player/proto/engine_gdl.h"
+#include "player/proto/logq.h"
 #include "player/proto/server.h"
 #include "player/proto/session.h"
+
+/* The log's queue: about 4,000 request lines (a line is at most about 700
+ * bytes); past it lines are dropped and counted, never waited for. At
+ * exit, what is queued gets this long to go out. */
+#define SERVE_LOG_QUEUE_BYTES (1u << 20)
+#define SERVE_LOG_WAIT_MS 1000
 
 static const char serve_help[] =
     "usage: ggp serve [--port P] [--bind ADDR] [--player SPEC] [--margin-ms M]\n"
@@ -49,7 +56,9 @@ static const char serve_help[] =
     "                    from the request's arrival (default 500)\n"
     "  --max-body BYTES  largest request accepted (default 8388608; over 64 KB\n"
     "                    only START and PREVIEW, two at a time)\n"
-    "  --log FILE        append the request log here (default stderr)\n"
+    "  --log FILE        append the request log here (default stderr); a log\n"
+    "                    that stops taking data never delays a reply: past\n"
+    "                    1 MB waiting, lines are dropped and counted\n"
     "  --name NAME       name reported by INFO (default ggp)\n"
     "  --seed N          seed of the fallback random moves (default 1)\n"
     "  --engine E        reasoner: propnet, rules or auto (default auto: the\n"
@@ -190,10 +199,15 @@ int cmd_serve(int argc, char **argv)
                                                .load_ms = load_ms}};
     match_engine_t engine;
     engine_gdl_init(&engine, &ec);
+    /* Everything logged while serving goes through a queue: a log that
+     * stops taking data (a paused terminal, a stalled pipe) must not hold
+     * replies past their clocks (player/proto/logq.h). */
+    logq_t *lq = logq_open(log, SERVE_LOG_QUEUE_BYTES);
+    FILE *slog = lq ? logq_stream(lq) : log;
     session_config_t sc = {.name = name,
                            .margin_ms = margin,
                            .engine = &engine,
-                           .log = log,
+                           .log = slog,
                            .seed = seed,
                            .ponder = search_spec_ponders(spec)};
     session_t *session = session_new(&sc);
@@ -203,6 +217,7 @@ int cmd_serve(int argc, char **argv)
     if (!sv) {
         fprintf(stderr, "ggp serve: %s\n", err);
         session_free(session);
+        if (lq && !logq_close(lq, SERVE_LOG_WAIT_MS, NULL)) return EXIT_USAGE; /* its thread still writes to log */
         search_spec_free(spec);
         if (log != stderr) fclose(log);
         return EXIT_USAGE;
@@ -214,6 +229,7 @@ int cmd_serve(int argc, char **argv)
         if (!out_stream_check(log, "serve", log_path, false)) {
             server_stop(sv);
             session_free(session);
+            if (lq && !logq_close(lq, SERVE_LOG_WAIT_MS, NULL)) return EXIT_USAGE; /* its thread still writes to log */
             search_spec_free(spec);
             fclose(log);
             return EXIT_USAGE;
@@ -223,15 +239,25 @@ int cmd_serve(int argc, char **argv)
     fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);
-    fprintf(log, "ggp serve: stopping on signal %d\n", sig);
-    fflush(log);
+    fprintf(slog, "ggp serve: stopping on signal %d\n", sig);
+    fflush(slog);
     /* Promptly (issue 13 item 5): requests waiting for a search or a load
      * are answered now, and a load still compiling is not waited for
      * beyond a second. */
     session_close(session);
     server_stop(sv);
-    if (!session_free_within(session, 1000)) fprintf(log, "ggp serve: exiting while rules are still loading\n");
+    bool freed = session_free_within(session, 1000);
+    if (!freed) fprintf(slog, "ggp serve: exiting while rules are still loading\n");
+    /* A load still running may log yet: then the stream stays open and
+     * only what is queued goes out. A log still blocked is left behind. */
+    int werr = 0;
+    bool drained = !lq || (freed ? logq_close(lq, SERVE_LOG_WAIT_MS, &werr) : logq_flush(lq, SERVE_LOG_WAIT_MS));
     search_spec_free(spec);
-    if (log != stderr && !out_stream_check(log, "serve", log_path, true)) return EXIT_USAGE;
+    if (werr) { /* the queue wrote to the log's descriptor: its FILE does not know */
+        fprintf(stderr, "ggp serve: %s: %s\n", log_path ? log_path : "the log", strerror(werr));
+        return EXIT_USAGE;
+    }
+    if (!drained) return EXIT_OK; /* its thread may still write to log: no check, no close */
+    if (log != stderr && freed && !out_stream_check(log, "serve", log_path, true)) return EXIT_USAGE;
     return EXIT_OK;
 }
