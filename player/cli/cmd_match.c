@@ -3,9 +3,11 @@
  * Built only with libcurl (GGP_HAVE_MANAGER): the player must not need it. */
 #ifdef GGP_HAVE_MANAGER
 #include <ctype.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/clock.h"
 #include "base/xalloc.h"
@@ -109,7 +111,9 @@ static char *make_match_id(const char *path)
  * the record (--out) rewritten whole. */
 typedef struct record_sink {
     const char *path;
-    bool failed; /* reported once; the match goes on, the exit status is 2 */
+    bool in_place;  /* path is not a regular file (a device, a pipe): only the final record goes there */
+    bool failed;    /* the last write failed (each failure reported once); the match goes on */
+    bool reported;
     const game_t *g;
     FILE *steps;    /* stdout, or NULL with --quiet */
     size_t printed; /* steps printed so far */
@@ -142,7 +146,8 @@ static void print_steps(record_sink_t *k, const match_record_t *rec)
         }
         fputc('\n', k->steps);
     }
-    fflush(k->steps);
+    /* stdout gone (ggp match | head): the match goes on without its lines */
+    if (fflush(k->steps) != 0 || ferror(k->steps)) k->steps = NULL;
 }
 
 static void on_record(const match_record_t *rec, void *arg)
@@ -150,14 +155,19 @@ static void on_record(const match_record_t *rec, void *arg)
     record_sink_t *k = arg;
     if (k->steps) print_steps(k, rec);
     if (!k->path) return;
+    bool last = rec->completed || rec->aborted;
+    /* A record rewritten in place would be one JSON document per step;
+     * after a failure, the steps wait for the final record, which is
+     * always tried (a full disk or a missing folder may be back by then). */
+    if (!last && (k->in_place || k->failed)) return;
     out_file_t o;
-    if (k->failed) return;
-    if (!out_file_open(&o, "match", k->path)) {
-        k->failed = true;
-        return;
+    bool ok = out_file_open(&o, k->reported ? NULL : "match", k->path); /* a failure is reported once */
+    if (ok) {
+        record_write_json(rec, o.f);
+        ok = out_file_commit(&o);
     }
-    record_write_json(rec, o.f);
-    k->failed = !out_file_commit(&o);
+    k->failed = !ok;
+    k->reported = k->reported || !ok;
 }
 
 /* "errors: URL: 3 TO, 1 CE, 2 IL" (or "none") for every player. */
@@ -182,6 +192,10 @@ static void print_error_summary(const match_record_t *rec, char *const *urls, FI
 
 int cmd_match(int argc, char **argv)
 {
+    /* A closed stdout (ggp match | head) or a pipe reader gone must not
+     * end the match half played: the step lines stop, the match and its
+     * record go on (print_steps). */
+    signal(SIGPIPE, SIG_IGN);
     const char *out_path = NULL;
     /* The clocks are at least 1 s: 0 is "not given". */
     uint64_t start = 0, play = 0, grace = 1000, connect = 5000, seed = 1, max_steps = 100000;
@@ -220,6 +234,8 @@ int cmd_match(int argc, char **argv)
     uint32_t nr = game_num_roles(g);
     char *rules = NULL;
     record_sink_t sink = {.path = out_path, .g = g, .steps = quiet ? NULL : stdout};
+    struct stat out_st;
+    sink.in_place = out_path && stat(out_path, &out_st) == 0 && !S_ISREG(out_st.st_mode);
     if (nr != n_urls) {
         fprintf(stderr, "ggp match: %s has %u role%s (", file, nr, nr == 1 ? "" : "s");
         for (uint32_t r = 0; r < nr; r++) fprintf(stderr, "%s%s", r ? " " : "", game_role_name(g, r));

@@ -12,6 +12,7 @@
 
 static void report(const char *cmd, const char *what, int err)
 {
+    if (!cmd) return; /* the caller reports (or has reported) it */
     fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, what, strerror(err ? err : EIO));
 }
 

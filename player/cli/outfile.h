@@ -21,11 +21,12 @@ typedef struct out_file {
     FILE *f;         /* write here */
     char *path;      /* the file asked for */
     char *tmp;       /* the temporary name, or NULL when written in place */
-    const char *cmd; /* "tournament", for messages */
+    const char *cmd; /* "tournament", for messages; NULL: none printed */
 } out_file_t;
 
 /* Start writing PATH for `ggp CMD`. Returns false (message printed,
- * nothing to free) when the file or its temporary cannot be created. */
+ * nothing to free) when the file or its temporary cannot be created.
+ * CMD NULL: the same, with no message (a caller that reported already). */
 bool out_file_open(out_file_t *o, const char *cmd, const char *path);
 /* Flush, sync, close and rename into place. Returns false (message
  * printed, temporary removed) on any error. Frees o either way. */

@@ -77,7 +77,15 @@ static void *post_one(void *arg)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
         if (!r->body) r->body = xstrdup("");
     } else {
-        r->outcome = rc == CURLE_OPERATION_TIMEDOUT ? HTTP_TIMEOUT : HTTP_CONN_ERROR;
+        /* A timeout before the connection was made (a player whose
+         * listen queue is full, a host that drops packets) is a player
+         * that cannot be reached, not one that was slow to answer: START
+         * aborts the match on it (manager.h) instead of playing on with
+         * substitute moves. */
+        curl_off_t connected_us = 0;
+        bool never = rc == CURLE_OPERATION_TIMEDOUT &&
+                     curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connected_us) == CURLE_OK && connected_us == 0;
+        r->outcome = rc == CURLE_OPERATION_TIMEDOUT && !never ? HTTP_TIMEOUT : HTTP_CONN_ERROR;
         snprintf(r->error, sizeof r->error, "%.150s", *errbuf ? errbuf : curl_easy_strerror(rc));
         free(r->body);
         r->body = NULL;

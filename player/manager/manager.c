@@ -225,7 +225,12 @@ static char *il_text(const http_result_t *r)
     if (cut) len = IL_MAX;
     char *s = xmalloc(len + 8);
     memcpy(s, "IL ", 3);
-    for (size_t i = 0; i < len; i++) s[3 + i] = (b[i] == '\n' || b[i] == '\r') ? ' ' : b[i];
+    /* control bytes as '?': a NUL would end the text early ("IL a" for
+     * the reply "a\0junk", a legal move recorded as illegal) */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)b[i];
+        s[3 + i] = ch == '\n' || ch == '\r' || ch == '\t' ? ' ' : ch < 0x20 || ch == 0x7f ? '?' : b[i];
+    }
     strcpy(s + 3 + len, cut ? "..." : "");
     return s;
 }

@@ -131,10 +131,11 @@ static inline int count_lines_with(const char *path, const char *needle)
 /* ---- fake players ---- */
 
 /* SILENT never answers; GARBAGE answers "( bogus move" to everything;
- * HTTP500 and UTF8 answer START with "ready", then every other request
+ * HTTP500, UTF8 and NUL answer START with "ready", then every other request
  * with HTTP 500 and the body "noop" (a legal move for the role not in
- * control), or with "h\xc3\xa9llo\xff" (UTF-8, then a byte that is not). */
-typedef enum { FAKE_SILENT, FAKE_GARBAGE, FAKE_HTTP500, FAKE_UTF8 } fake_kind_t;
+ * control), with "h\xc3\xa9llo\xff" (UTF-8, then a byte that is not), or
+ * with "noop\0junk" (a legal move, a NUL, more). */
+typedef enum { FAKE_SILENT, FAKE_GARBAGE, FAKE_HTTP500, FAKE_UTF8, FAKE_NUL } fake_kind_t;
 
 typedef struct fake_player {
     fake_kind_t kind;
@@ -145,6 +146,11 @@ typedef struct fake_player {
     atomic_int requests;
     int held[64]; /* FAKE_SILENT: connections kept open, unanswered */
     int n_held;
+    /* called with the request's number (1 = the first) before it is
+     * answered, on the fake's thread; or NULL (set before fake_start's
+     * thread sees a request: fake_start_hooked) */
+    void (*hook)(int request, void *arg);
+    void *hook_arg;
     pthread_t thread;
 } fake_player_t;
 
@@ -174,14 +180,16 @@ static inline bool fake_read_request(int fd)
     return strstr(buf, "( START ") != NULL;
 }
 
-static inline void fake_reply(int fd, int status, const char *body)
+static inline void fake_reply_len(int fd, int status, const char *body, size_t len)
 {
     char head[256];
     int n = snprintf(head, sizeof head, "HTTP/1.0 %d %s\r\nContent-Type: text/acl\r\nContent-Length: %zu\r\n\r\n",
-                     status, status == 200 ? "OK" : "Internal Server Error", strlen(body));
+                     status, status == 200 ? "OK" : "Internal Server Error", len);
     raw_send(fd, head, (size_t)n);
-    raw_send(fd, body, strlen(body));
+    raw_send(fd, body, len);
 }
+
+static inline void fake_reply(int fd, int status, const char *body) { fake_reply_len(fd, status, body, strlen(body)); }
 
 static inline void *fake_main(void *arg)
 {
@@ -191,7 +199,8 @@ static inline void *fake_main(void *arg)
         if (poll(&pf, 1, 50) <= 0) continue;
         int c = accept(f->listen_fd, NULL, NULL);
         if (c < 0) continue;
-        atomic_fetch_add(&f->requests, 1);
+        int nth = atomic_fetch_add(&f->requests, 1) + 1;
+        if (f->hook) f->hook(nth, f->hook_arg);
         if (f->kind == FAKE_SILENT && f->n_held < 64) {
             f->held[f->n_held++] = c;
             continue;
@@ -200,6 +209,7 @@ static inline void *fake_main(void *arg)
         if (f->kind == FAKE_GARBAGE) fake_reply(c, 200, "( bogus move");
         else if (is_start) fake_reply(c, 200, "ready");
         else if (f->kind == FAKE_HTTP500) fake_reply(c, 500, "noop");
+        else if (f->kind == FAKE_NUL) fake_reply_len(c, 200, "noop\0junk", 9);
         else fake_reply(c, 200, "h\xc3\xa9llo\xff");
         close(c);
     }
@@ -207,10 +217,12 @@ static inline void *fake_main(void *arg)
     return NULL;
 }
 
-static inline bool fake_start(fake_player_t *f, fake_kind_t kind)
+static inline bool fake_start_hooked(fake_player_t *f, fake_kind_t kind, void (*hook)(int, void *), void *arg)
 {
     memset(f, 0, sizeof *f);
     f->kind = kind;
+    f->hook = hook;
+    f->hook_arg = arg;
     f->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -222,6 +234,8 @@ static inline bool fake_start(fake_player_t *f, fake_kind_t kind)
     snprintf(f->url, sizeof f->url, "http://127.0.0.1:%u/", (unsigned)f->port);
     return pthread_create(&f->thread, NULL, fake_main, f) == 0;
 }
+
+static inline bool fake_start(fake_player_t *f, fake_kind_t kind) { return fake_start_hooked(f, kind, NULL, NULL); }
 
 static inline void fake_stop(fake_player_t *f)
 {

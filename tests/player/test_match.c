@@ -6,10 +6,13 @@
  * upper case and with rules that do not load. Players that are not there
  * (an error before the match), HTTP 500 replies (CE), UTF-8 kept in the
  * record, the record rewritten after every step (a kill -9 leaves it
- * whole) and write errors (exit 2). */
+ * whole) and write errors (exit 2); a closed stdout, a record folder gone
+ * for a while, a player whose connections never complete, --out to a
+ * device, a NUL in a reply. */
 #include "testutil.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procs.h"
@@ -38,7 +41,7 @@ static const char *tictactoe(void)
 /* Run `ggp match` (bounded by `timeout`); returns its exit status and
  * output in *out. */
 /* --out of run_match when set, else rec.json in the test's folder */
-static char record_path[64];
+static char record_path[400];
 
 static int run_match(const char *game, const char *opts, const char *url1, const char *url2, char **out)
 {
@@ -647,6 +650,159 @@ static void test_usage_errors(void **state)
     }
 }
 
+/* `ggp match … | head -c 1`: the reader of stdout goes after the first
+ * byte. The step lines stop; the match and its record go on to the end
+ * (SIGPIPE killed it after a step, the record left incomplete and the
+ * players never told). SIGPIPE as a shell leaves it (this test ignores
+ * it, and an ignored signal stays ignored across exec). */
+static void test_closed_stdout(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    fake_player_t x, o;
+    assert_true(fake_start(&x, FAKE_GARBAGE));
+    assert_true(fake_start(&o, FAKE_GARBAGE));
+    char cmd[2048], *out;
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 env --default-signal=PIPE %s match %s --startclock 1 --playclock 1 --grace-ms 100 --out %s %s %s "
+             "| head -c 1 >/dev/null",
+             GGP_BIN, game, tmp_path("rec.json"), x.url, o.url);
+    int rc = tu_run(cmd, &out);
+    fake_stop(&x);
+    fake_stop(&o);
+    if (rc != 0) fail_msg("ggp match | head: status %d:\n%s", rc, out);
+    int ns;
+    bool completed;
+    char *xe = record_errors(0, &ns, &completed);
+    assert_true(completed);
+    assert_true(ns >= 6); /* ticTacToe: at least 5 moves */
+    free(xe);
+    free(out);
+}
+
+/* The record's folder goes away for two steps of the match and comes
+ * back: the next records are written again, and the final one is the
+ * completed match (the first failure used to stop every later write). */
+static char away_dir[320], away_to[340];
+static void move_folder(int request, void *arg)
+{
+    (void)arg;
+    if (request == 2) assert_int_equal(rename(away_dir, away_to), 0);  /* the first PLAY */
+    if (request == 4) assert_int_equal(rename(away_to, away_dir), 0);  /* the third */
+}
+
+static void test_record_written_again_after_a_failure(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    snprintf(away_dir, sizeof away_dir, "%s", tmp_path("recdir"));
+    snprintf(away_to, sizeof away_to, "%s.away", away_dir);
+    assert_int_equal(mkdir(away_dir, 0700), 0);
+    snprintf(record_path, sizeof record_path, "%s/rec.json", away_dir);
+    fake_player_t x, o;
+    assert_true(fake_start_hooked(&x, FAKE_GARBAGE, move_folder, NULL));
+    assert_true(fake_start(&o, FAKE_GARBAGE));
+    char *out;
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100 --quiet", x.url, o.url, &out);
+    fake_stop(&x);
+    fake_stop(&o);
+    char *json = tu_read_file(record_path);
+    record_path[0] = '\0';
+    if (rc != 0) fail_msg("ggp match: status %d (want 0: the final record was written):\n%s", rc, out);
+    const char *first = strstr(out, "cannot write");
+    if (!first) fail_msg("no write error reported:\n%s", out);
+    assert_null(strstr(first + 1, "cannot write")); /* once */
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"isCompleted\":true"));
+    free(json);
+    free(out);
+}
+
+/* A player whose listen queue is full: connections never complete (the
+ * SYNs are dropped). That is a player that cannot be reached, as one
+ * refusing connections is, not one that timed out: START aborts the
+ * match (it went on with substitute moves, recorded as TO). */
+static void test_unconnectable_player_aborts(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 0), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
+    /* fill the queue: connections that are never accepted */
+    int held[8], n_held = 0;
+    for (int i = 0; i < 8; i++) {
+        int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        (void)connect(c, (struct sockaddr *)&a, sizeof a);
+        held[n_held++] = c;
+    }
+    tu_sleep_ms(100);
+    char full[64];
+    snprintf(full, sizeof full, "http://127.0.0.1:%u/", (unsigned)ntohs(a.sin_port));
+    fake_player_t o;
+    assert_true(fake_start(&o, FAKE_GARBAGE));
+    char *out;
+    int rc = run_match(game, "--startclock 1 --playclock 1 --grace-ms 100 --connect-ms 300", full, o.url, &out);
+    fake_stop(&o);
+    for (int i = 0; i < n_held; i++) close(held[i]);
+    close(lfd);
+    char want[160];
+    snprintf(want, sizeof want, "aborted: player %s (role xplayer) cannot be reached", full);
+    if (rc != 1 || !strstr(out, want)) fail_msg("ggp match: status %d (want 1 and '%s'):\n%s", rc, want, out);
+    free(out);
+}
+
+/* --out to a device or a pipe gets the final record only: one JSON
+ * document, not one per step. */
+static void test_record_to_a_device_once(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    fake_player_t x, o;
+    assert_true(fake_start(&x, FAKE_GARBAGE));
+    assert_true(fake_start(&o, FAKE_GARBAGE));
+    char cmd[2048], *out;
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 %s match %s --startclock 1 --playclock 1 --grace-ms 100 --quiet --out /dev/stdout %s %s "
+             "2>/dev/null",
+             GGP_BIN, game, x.url, o.url);
+    int rc = tu_run(cmd, &out);
+    fake_stop(&x);
+    fake_stop(&o);
+    if (rc != 0) fail_msg("ggp match --out /dev/stdout: status %d:\n%s", rc, out);
+    const char *first = strstr(out, "\"matchId\"");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "\"matchId\""));
+    assert_non_null(strstr(out, "\"isCompleted\":true"));
+    free(out);
+}
+
+/* A reply with a NUL byte: illegal, and recorded whole ("IL noop?junk"),
+ * not cut at the NUL ("IL noop", a legal move recorded as illegal). */
+static void test_reply_with_a_nul(void **state)
+{
+    (void)state;
+    const char *game = match_game();
+    if (!game) return;
+    char urls[2][64], *out;
+    int rc = fake_match(game, FAKE_GARBAGE, FAKE_NUL, urls, &out);
+    if (rc != 0) fail_msg("ggp match failed (%d):\n%s", rc, out);
+    char *json = tu_read_file(tmp_path("rec.json"));
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"IL noop?junk\""));
+    assert_null(strstr(json, "\"IL noop\""));
+    free(json);
+    free(out);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -664,6 +820,11 @@ int main(void)
         cmocka_unit_test_teardown(test_record_survives_kill, procs_reap_all),
         cmocka_unit_test_teardown(test_record_write_error, procs_reap_all),
         cmocka_unit_test_teardown(test_serve_log_write_error, procs_reap_all),
+        cmocka_unit_test_teardown(test_closed_stdout, procs_reap_all),
+        cmocka_unit_test_teardown(test_record_written_again_after_a_failure, procs_reap_all),
+        cmocka_unit_test_teardown(test_unconnectable_player_aborts, procs_reap_all),
+        cmocka_unit_test_teardown(test_record_to_a_device_once, procs_reap_all),
+        cmocka_unit_test_teardown(test_reply_with_a_nul, procs_reap_all),
     };
     return cmocka_run_group_tests(tests, procs_make_tmpdir, procs_remove_tmpdir);
 }
