@@ -3,13 +3,14 @@
 
 usage: bench/gtp_referee.py --a 'CMD' --b 'CMD' [--games N] [--size 9]
        [--komi 7.5] [--max-moves M] [--time MAIN,BYO,STONES] [--scorer a|b]
-       [--sgf-dir DIR]
+       [--sgf-dir DIR] [--timeout S]
 
 Game k: A plays black when k is even, white when odd. Each engine gets
 boardsize, komi, clear_board (and time_settings with --time), then genmove
 for its colour and play for the other's. A game ends at two passes in a
 row, a resignation, an illegal move (the mover loses: the other engine
-refused it) or --max-moves. The score is the final_score of the engine
+refused it), an engine that dies or does not answer a command within
+--timeout seconds (it forfeits, and is started again) or --max-moves. The score is the final_score of the engine
 --scorer names (GNU Go's removes dead stones; ggp counts the area as it
 stands); the line also gives the other engine's own count, which differs
 when the two disagree about dead stones. One line per game, then A's score (wins + draws/2 over games)
@@ -23,27 +24,71 @@ dead, where it knows the command): what to read when a score looks wrong.
 import os
 import argparse
 import math
+import select
 import shlex
 import subprocess
 import sys
 import time
 
 
-class Engine:
-    def __init__(self, cmd):
-        self.cmd = cmd
-        self.p = subprocess.Popen(shlex.split(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+class EngineError(RuntimeError):
+    """An engine that died, closed its output or did not answer in time:
+    the game in progress is its forfeit, and it is started again."""
 
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
+    def __init__(self, engine, text):
+        RuntimeError.__init__(self, text)
+        self.engine = engine
+
+
+class Engine:
+    def __init__(self, cmd, timeout):
+        self.cmd = cmd
+        self.timeout = timeout
+        self.start()
+
+    def start(self):
+        self.p = subprocess.Popen(shlex.split(self.cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+        self.buf = b""
+
+    def restart(self):
+        self.kill()
+        self.start()
+
+    def kill(self):
+        try:
+            self.p.kill()
+        except OSError:
+            pass
+        self.p.wait()
+
+    def readline(self, deadline):
+        # select on the pipe with a deadline: a silent engine must not hold
+        # the referee forever (readline() would)
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EngineError(self, "%s: no answer in %g s" % (self.cmd, self.timeout))
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                raise EngineError(self, "%s: end of output" % self.cmd)
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode("utf-8", "replace")
+
+    def send(self, line, timeout=None):
+        try:
+            self.p.stdin.write((line + "\n").encode())
+            self.p.stdin.flush()
+        except (BrokenPipeError, OSError) as e:
+            raise EngineError(self, "%s: cannot send '%s': %s" % (self.cmd, line, e))
+        deadline = time.monotonic() + (timeout if timeout is not None else self.timeout)
         lines = []
         while True:
-            s = self.p.stdout.readline()
-            if s == "":
-                raise RuntimeError("%s: end of output after '%s'" % (self.cmd, line))
-            s = s.rstrip("\r\n")
+            s = self.readline(deadline).rstrip("\r")
             if s == "" and lines:
                 break
             if s == "" and not lines:
@@ -62,10 +107,13 @@ class Engine:
 
     def close(self):
         try:
-            self.send("quit")
+            self.send("quit", timeout=5)
         except Exception:
             pass
-        self.p.wait(timeout=10)
+        try:
+            self.p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
 
 
 def agresti_coull(x, n):
@@ -88,7 +136,26 @@ def score_sign(s):
 
 
 def play_game(a, b, a_black, args):
+    """The game's result, moves, seconds per colour and the other engine's
+    count; an engine that fails (EngineError) forfeits it and is started
+    again for the next game."""
     black, white = (a, b) if a_black else (b, a)
+    try:
+        return play_moves(a, b, black, white, args)
+    except EngineError as e:
+        e.engine.restart()
+        lost = "B" if e.engine is black else "W"
+        result = ("W" if lost == "B" else "B") + "+forfeit (%s)" % e
+        if args.sgf_dir:
+            try:
+                write_sgf(args, a, b, a_black, result, [])
+            except EngineError as e2:
+                e2.engine.restart()
+        return result, [], {"b": 0.0, "w": 0.0}, ""
+
+
+def play_moves(a, b, black, white, args):
+    a_black = black is a
     for e in (a, b):
         e.must("boardsize %d" % args.size)
         e.must("komi %g" % args.komi)
@@ -134,8 +201,9 @@ def play_game(a, b, a_black, args):
 
 
 def sgf_point(mv, size):
-    """A GTP vertex (a1 .. t19, no i) as SGF coordinates (aa = top left)."""
-    if mv == "pass":
+    """A GTP vertex (a1 .. t19, no i) as SGF coordinates (aa = top left);
+    a pass, or anything that is not a vertex, as a pass."""
+    if mv == "pass" or len(mv) < 2 or not mv[0].isalpha() or not mv[1:].isdigit():
         return ""
     col = ord(mv[0]) - ord("a") - (1 if mv[0] > "i" else 0)
     row = size - int(mv[1:])
@@ -172,8 +240,10 @@ def main():
     ap.add_argument("--time", default="")
     ap.add_argument("--scorer", choices=["a", "b"], default="b")
     ap.add_argument("--sgf-dir", default="")
+    ap.add_argument("--timeout", type=float, default=600,
+                    help="seconds an engine has to answer one command (else it forfeits the game)")
     args = ap.parse_args()
-    a, b = Engine(args.a), Engine(args.b)
+    a, b = Engine(args.a, args.timeout), Engine(args.b, args.timeout)
     score = 0.0
     try:
         for k in range(args.games):

@@ -24,8 +24,10 @@
 
 enum { BLACK = 0, WHITE = 1 };
 /* movers[i]: hist[i + 1] is hist[i] with the turn given to the colour
- * (turn_to), no move */
-enum { TURNED = 0x80 };
+ * (turn_to), no move; or (OVER) hist[i] again: the colour's pass after
+ * the game ended (GTP 2 has no end of game: a controller may ask for or
+ * send passes after it, and undo them) */
+enum { TURNED = 0x80, OVER = 0x40 };
 
 struct gtp {
     char *spec_text, *opts, *name, *version;
@@ -43,7 +45,7 @@ struct gtp {
     searcher_t *seat[2], *seat_timed[2];
     game_state_t **hist; /* n_hist states, the current one last */
     move_id_t *moves;    /* moves[i] led from hist[i] to hist[i + 1] */
-    uint8_t *movers;     /* who played moves[i]: a colour, | TURNED for a turn given (turn_to) */
+    uint8_t *movers;     /* who played moves[i]: a colour, | TURNED for a turn given (turn_to), | OVER */
     size_t n_hist, cap_hist;
     /* time_settings and time_left (seconds) */
     bool tc;
@@ -189,6 +191,17 @@ static void give_turn(gtp_t *g, int c)
     go_state_give_turn(g->game, s); /* the session's game is Go (game_open) */
     g->moves[g->n_hist - 1] = UINT32_MAX;
     g->movers[g->n_hist - 1] = (uint8_t)(c | TURNED);
+    hist_push(g, s);
+}
+
+/* Colour c passes after the game ended: an entry of its own, the state
+ * unchanged, so that undo takes back this pass and not the move before. */
+static void pass_after_end(gtp_t *g, int c)
+{
+    game_state_t *s = game_state_new(g->game);
+    game_state_copy(g->game, s, cur(g));
+    g->moves[g->n_hist - 1] = UINT32_MAX;
+    g->movers[g->n_hist - 1] = (uint8_t)(c | OVER);
     hist_push(g, s);
 }
 
@@ -404,8 +417,9 @@ static bool parse_real(const char *t, double lo, double hi, double *out)
 
 static void cmd_genmove(gtp_t *g, int c, reply_t *r)
 {
-    if (to_move(g) < 0) {
-        say(r, true, "pass"); /* the game is over */
+    if (to_move(g) < 0) { /* the game is over: a pass, recorded (undo takes it back) */
+        pass_after_end(g, c);
+        say(r, true, "pass");
         return;
     }
     size_t n_before = g->n_hist;
@@ -466,6 +480,11 @@ static void cmd_play(gtp_t *g, int c, const char *vertex, reply_t *r)
     size_t n_before = g->n_hist;
     const char *why = NULL;
     move_id_t m;
+    if (!strcmp(text, "pass") && to_move(g) < 0) { /* a pass after the end, as genmove answers */
+        pass_after_end(g, c);
+        say(r, true, "%s", "");
+        return;
+    }
     if (!turn_to(g, c, &why)) {
         say(r, false, "illegal move (%s)", why);
         return;
@@ -494,6 +513,7 @@ static bool regame(gtp_t *g, uint32_t size, double komi, bool keep, reply_t *r, 
     else
         for (size_t i = 0; i < n; i++) {
             if (movers[i] & TURNED) give_turn(g, movers[i] & 1);
+            else if (movers[i] & OVER) pass_after_end(g, movers[i] & 1);
             else play_move(g, movers[i] & 1, moves[i]);
         }
     free(moves);
@@ -630,12 +650,26 @@ void gtp_run(gtp_t *g, FILE *in, FILE *out)
     for (;;) {
         size_t n = 0, total = 0;
         int ch;
+        /* words: where the first byte of a command is (not blank, not a
+         * control byte, before any '#'), or SIZE_MAX */
+        size_t word = SIZE_MAX;
+        bool comment = false;
         while ((ch = getc(in)) != EOF && ch != '\n') {
             if (n < GTP_MAX_LINE + 1) line[n++] = (char)ch;
+            comment = comment || ch == '#';
+            if (word == SIZE_MAX && !comment && ch > ' ' && ch != 127) word = total;
             total++;
         }
         if (ch == EOF && total == 0) break;
-        /* a line past the limit is refused whole (len > GTP_MAX_LINE) */
+        /* A line past the limit is refused whole (len > GTP_MAX_LINE), and
+         * answered even when its command starts past the part kept: a
+         * controller waits for an answer to every command. */
+        if (total > GTP_MAX_LINE && word != SIZE_MAX && word >= GTP_MAX_LINE) {
+            fputs("? line too long\n\n", out);
+            fflush(out);
+            if (ch == EOF) break;
+            continue;
+        }
         if (!gtp_command(g, line, total > GTP_MAX_LINE ? GTP_MAX_LINE + 1 : n, out) || ch == EOF) break;
     }
     free(line);

@@ -7,6 +7,8 @@
  * an error, never a crash. Then the command line. */
 #include "testutil.h"
 
+#include <unistd.h>
+
 #include "player/gtp/gtp.h"
 
 /* The responses of a session (spec, game) to transcript: malloc'd. */
@@ -367,6 +369,96 @@ static void test_hostile_input(void **state)
     free(tr);
 }
 
+/* A line longer than the limit whose command starts past the part kept
+ * (blanks or control bytes first) is answered too: a controller waits for
+ * an answer to every command. A long line of blanks alone is no command. */
+static void test_long_blank_prefix(void **state)
+{
+    (void)state;
+    size_t n = 2 * GTP_MAX_LINE;
+    char *tr = malloc(3 * n + 64);
+    size_t len = 0;
+    memset(tr + len, ' ', n);
+    len += n;
+    len += (size_t)sprintf(tr + len, "name\n");
+    memset(tr + len, '\0', n);
+    len += n;
+    len += (size_t)sprintf(tr + len, "1 protocol_version\n");
+    memset(tr + len, ' ', n);
+    len += n;
+    len += (size_t)sprintf(tr + len, "\n2 name\n");
+    char *t = session("random", "go9", tr, len);
+    EXPECT(t, 0, "? line too long");
+    EXPECT(t, 1, "? line too long");
+    EXPECT(t, 2, "=2 ggp");
+    assert_int_equal(count_responses(t), 3);
+    free(t);
+    free(tr);
+}
+
+/* After the game has ended, passes (genmove's answer, or played) are
+ * moves of the record: undo takes back that pass, not the move before
+ * it, so the controller's board and ours stay the same. */
+static void test_passes_after_the_end(void **state)
+{
+    (void)state;
+    char *t = run("play b D4\nplay w E5\nplay b pass\nplay w pass\ngenmove b\nundo\nundo\nshowboard\n"
+                  "play w pass\nundo\nundo\nundo\nshowboard\n");
+    EXPECT(t, 4, "= pass"); /* the game is over */
+    EXPECT(t, 5, "= ");     /* black's pass after the end */
+    EXPECT(t, 6, "= ");     /* white's second pass: the game goes on */
+    char b[8192];
+    const char *board = response(t, 7, b, sizeof b);
+    assert_int_equal(stones(board, 'X'), 1); /* D4 and E5 still there */
+    assert_int_equal(stones(board, 'O'), 1);
+    EXPECT(t, 8, "= ");  /* white passes: two passes again, the end */
+    EXPECT(t, 9, "= ");  /* that pass */
+    EXPECT(t, 10, "= "); /* black's pass */
+    EXPECT(t, 11, "= "); /* white's E5 */
+    board = response(t, 12, b, sizeof b);
+    assert_int_equal(stones(board, 'X'), 1);
+    assert_int_equal(stones(board, 'O'), 0);
+    free(t);
+}
+
+/* bench/gtp_referee.py (bench/gnugo.sh's referee) against an engine
+ * that answers everything but genmove, which it never answers: each game
+ * is that engine's forfeit after --timeout, the engine is started again,
+ * and the match ends with its result line (it used to wait forever). */
+static void test_referee_silent_engine(void **state)
+{
+    (void)state;
+    if (tu_run("python3 -c 'import select'", NULL) != 0) {
+        printf("note: no python3; skipping\n");
+        skip();
+    }
+    char stub[] = "/tmp/ggp_test_gtp_stub_XXXXXX";
+    int fd = mkstemp(stub);
+    assert_true(fd >= 0);
+    const char code[] = "import sys, time\n"
+                        "for line in sys.stdin:\n"
+                        "    if line.split()[:1] == ['genmove']:\n"
+                        "        time.sleep(3600)\n"
+                        "    print('= \\n', flush=True)\n";
+    assert_int_equal(write(fd, code, sizeof code - 1), (ssize_t)(sizeof code - 1));
+    close(fd);
+    char cmd[2048], *out;
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 python3 %s/bench/gtp_referee.py --games 2 --size 5 --timeout 1 "
+             "--a '%s gtp --player random --game go5' --b 'python3 %s' --scorer a",
+             GGP_SOURCE_DIR, GGP_BIN, stub);
+    int rc = tu_run(cmd, &out);
+    unlink(stub);
+    if (rc != 0) fail_msg("referee: status %d:\n%s", rc, out);
+    /* game 0: A black, B (white) silent at its first genmove; game 1: B black */
+    assert_non_null(strstr(out, "game 0: A=black B+forfeit"));
+    assert_non_null(strstr(out, "game 1: A=white W+forfeit"));
+    assert_non_null(strstr(out, "no answer in 1 s"));
+    assert_non_null(strstr(out, "result A="));
+    assert_non_null(strstr(out, "A_score=2.0"));
+    free(out);
+}
+
 static void test_bad_options(void **state)
 {
     (void)state;
@@ -416,6 +508,9 @@ int main(void)
         cmocka_unit_test(test_two_passes_end_the_game),
         cmocka_unit_test(test_clock),
         cmocka_unit_test(test_hostile_input),
+        cmocka_unit_test(test_long_blank_prefix),
+        cmocka_unit_test(test_passes_after_the_end),
+        cmocka_unit_test(test_referee_silent_engine),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_command_line),
     };
