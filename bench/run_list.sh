@@ -33,6 +33,7 @@ for t in "$@"; do
   grep -q "^$t " <<<"$lines" || { echo "run_list.sh: no line $t in $list" >&2; exit 2; }
 done
 
+status=0
 while read -r tag game a b seed csv cores; do
   if [ $# -gt 0 ]; then
     found=
@@ -41,12 +42,20 @@ while read -r tag game a b seed csv cores; do
   fi
   case $game in
     shared:*) game=$SHARED/${game#shared:} ;;
+    /*) ;;
     */*) game=$here/$game ;;
   esac
   cpus=$core
   [ "$cores" -ge 2 ] && cpus="$core-$((core + cores - 1))"
   mkdir -p "$(dirname "$OUT/$csv")"
   echo "$tag: $a vs $b on $(basename "$game"), $games games, seed $seed, cores $cpus -> $OUT/$csv" >&2
+  # a tournament with failed games (status 1) or an error does not stop
+  # the list: the next lines still run (set -e would end it here for good,
+  # since --resume keeps failed rows and stops at the same line again)
+  rc=0
   taskset -c "$cpus" "$GGP" tournament "$game" --a "$a" --b "$b" --games "$games" --jobs 1 --seed "$seed" \
-    --csv "$OUT/$csv" --resume </dev/null | tail -1 | sed "s/^/$tag /"
+    --csv "$OUT/$csv" --resume </dev/null | tail -1 | sed "s/^/$tag /" || rc=$?
+  [ "$rc" -eq 0 ] || echo "$tag: exit status $rc (failed games or an error); the list goes on" >&2
+  status=$((status > rc ? status : rc))
 done <<<"$lines"
+exit "$status"

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -100,6 +101,9 @@ static void print_games(const trec_t *r, size_t p, const char *file, FILE *out)
         }
         fprintf(out, " --seed %" PRIu64, g->seed);
         if (r->m.max_steps && r->m.max_steps != LOCAL_MAX_STEPS) fprintf(out, " --max-steps %u", r->m.max_steps);
+        /* the engine that played: another one plays other games from the seed */
+        if (r->m.engine && (!strcmp(r->m.engine, "propnet") || !strcmp(r->m.engine, "rules")))
+            fprintf(out, " --engine %s", r->m.engine);
         fputs(" --verbose\n", out);
     }
 }

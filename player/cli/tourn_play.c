@@ -146,4 +146,5 @@ void tplay_meta_of(trec_meta_t *m, const game_t *g, const gdl_loaded_t *l, const
     const char *slash = strrchr(file, '/');
     m->rules = (char *)(slash ? slash + 1 : file);
     m->rules_hash = local_hash_bytes(LOCAL_HASH_START, l->src->text, l->src->len);
+    m->engine = (char *)game_engine_name(game_engine(g)); /* borrowed, as rules: trec_init copies */
 }

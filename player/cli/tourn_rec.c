@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,6 +137,7 @@ static void meta_copy(trec_meta_t *d, const trec_meta_t *s)
     d->a = xstrdup(s->a ? s->a : "");
     d->b = xstrdup(s->b ? s->b : "");
     d->sweep = xstrdup(s->sweep ? s->sweep : "");
+    d->engine = xstrdup(s->engine ? s->engine : "");
     d->players = xcalloc(s->n_players ? s->n_players : 1, sizeof *d->players);
     for (uint32_t i = 0; i < s->n_players; i++) d->players[i] = xstrdup(s->players[i]);
 }
@@ -147,6 +149,7 @@ static void trec_meta_free(trec_meta_t *m)
     free(m->a);
     free(m->b);
     free(m->sweep);
+    free(m->engine);
     for (uint32_t i = 0; m->players && i < m->n_players; i++) free(m->players[i]);
     free(m->players);
     memset(m, 0, sizeof *m);
@@ -201,6 +204,11 @@ static bool split_sweep(trec_t *r, char *err, size_t err_size)
             fmt(err, err_size, "--sweep has an empty value");
             return false;
         }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(r->values[j], v)) { /* two points of one spec: their rows could not be told apart */
+                fmt(err, err_size, "--sweep has the value '%s' twice", v);
+                return false;
+            }
         r->values[i] = v;
         size_t len = strlen(r->m.a) + strlen(r->key) + strlen(v) + 3;
         r->a_texts[i] = xmalloc(len);
@@ -339,6 +347,7 @@ void trec_write_head(const trec_t *r, FILE *out)
     /* only when set: the files of earlier versions, and of runs without
      * --max-steps, stay alike */
     if (meta_max_steps(m) != LOCAL_MAX_STEPS) fprintf(out, ",max_steps=%u", meta_max_steps(m));
+    if (m->engine && *m->engine) meta_field("engine", m->engine, out);
     fprintf(out, "\n%s%s\n", header, rr ? rr_header_tail : "");
 }
 
@@ -384,16 +393,19 @@ const char *trec_meta_differs(const trec_meta_t *want, const trec_meta_t *got, b
     if (strcmp(want->sweep, got->sweep)) return "another sweep (another --sweep?)";
     if (with_shard && (want->shard != got->shard || want->shards != got->shards)) return "another shard (another --shard?)";
     if (meta_max_steps(want) != meta_max_steps(got)) return "another step limit (another --max-steps?)";
+    if (want->engine && *want->engine && got->engine && *got->engine && strcmp(want->engine, got->engine))
+        return "another engine (another --engine, or auto fell back to the rules engine past its grounding budget?)";
     return NULL;
 }
 
 /* The metadata keys, in the order of meta_set's cases; which kinds have
  * each (bit 1 << kind); player= is given once per player. */
-static const char *const meta_keys[] = {"games", "seed", "shard",  "shard_games",    "roles",  "rules",    "rules_hash",
-                                        "a",     "b",    "sweep",  "games_per_pair", "player", "max_steps"};
-static const unsigned meta_kinds[] = {1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 2, 2, 3};
-enum { KEY_GAMES_PER_PAIR = 10, KEY_PLAYER = 11, KEY_MAX_STEPS = 12 };
-#define META_OPTIONAL (1u << KEY_MAX_STEPS)
+static const char *const meta_keys[] = {"games",  "seed",   "shard",     "shard_games", "roles",
+                                        "rules",  "rules_hash", "a",      "b",           "sweep",
+                                        "games_per_pair", "player", "max_steps", "engine"};
+static const unsigned meta_kinds[] = {1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 2, 2, 3, 3};
+enum { KEY_GAMES_PER_PAIR = 10, KEY_PLAYER = 11, KEY_MAX_STEPS = 12, KEY_ENGINE = 13 };
+#define META_OPTIONAL (1u << KEY_MAX_STEPS | 1u << KEY_ENGINE)
 
 /* A round robin's next player= into m; false past TREC_MAX_PLAYERS. */
 static bool add_player(trec_meta_t *m, const char *v)
@@ -441,6 +453,7 @@ static bool meta_set(trec_meta_t *m, const char *key, const char *v, unsigned *s
     case 7: m->a = xstrdup(v); return true;
     case 8: m->b = xstrdup(v); return true;
     case KEY_MAX_STEPS: return u32_of(v, &m->max_steps) && m->max_steps >= 1;
+    case KEY_ENGINE: m->engine = xstrdup(v); return true;
     default: m->sweep = xstrdup(v); return true;
     }
 }
@@ -656,11 +669,34 @@ int trec_file_next(trec_file_t *f, const trec_t *r, size_t *i, trec_game_t *g, c
 
 /* ---- the CSV of a run being played ------------------------------------------- */
 
-FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
+/* PATH opened for writing (not truncated) and locked for this run: two
+ * runs appending to one CSV (a list typed twice, a requeued cluster job
+ * whose first run still writes) interleave their rows into a file that
+ * neither resume nor merge can read. The lock goes with the stream the
+ * run appends through. -1 (said why) when it cannot be opened or another
+ * run holds it. */
+static int csv_lock(const char *cmd, const char *path)
 {
-    FILE *f = fopen(path, "w");
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) fprintf(stderr, "ggp %s: %s is in use by another run (its lock is held)\n", cmd, path);
+        else fprintf(stderr, "ggp %s: cannot lock %s: %s\n", cmd, path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static FILE *csv_start_locked(const trec_t *r, const char *cmd, const char *path, int fd)
+{
+    FILE *f = ftruncate(fd, 0) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        close(fd);
         return NULL;
     }
     trec_write_head(r, f);
@@ -669,6 +705,12 @@ FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
         return NULL;
     }
     return f;
+}
+
+FILE *trec_csv_start(const trec_t *r, const char *cmd, const char *path)
+{
+    int fd = csv_lock(cmd, path);
+    return fd < 0 ? NULL : csv_start_locked(r, cmd, path, fd);
 }
 
 uint32_t trec_write_games(const trec_t *r, FILE *out)
@@ -702,6 +744,7 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
      * appends: its position does not matter), so that f stays f */
     int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
     bool held = fd >= 0 && dup2(fd, fileno(f)) >= 0;
+    if (held) (void)flock(fileno(f), LOCK_EX | LOCK_NB); /* the new file is this run's too (csv_lock) */
     if (!held) {
         if (ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it, and could not be "
@@ -716,12 +759,15 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
 
 FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)
 {
+    int fd = csv_lock(cmd, path); /* before reading: another run could append meanwhile */
+    if (fd < 0) return NULL;
     struct stat st;
-    if (stat(path, &st) != 0 || st.st_size == 0) return trec_csv_start(r, cmd, path);
+    if (fstat(fd, &st) != 0 || st.st_size == 0) return csv_start_locked(r, cmd, path, fd);
     trec_file_t f;
     char err[1024];
     if (!trec_file_open(&f, path, err, sizeof err)) {
         fprintf(stderr, "ggp %s: --resume: %s\n", cmd, err);
+        close(fd);
         return NULL;
     }
     const char *differs = trec_meta_differs(&r->m, &f.m, true);
@@ -738,11 +784,12 @@ FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)
     FILE *out = NULL;
     if (!ok) {
         /* reported */
-    } else if (f.keep < f.src->len && truncate(path, (off_t)f.keep) != 0) {
+    } else if (f.keep < f.src->len && ftruncate(fd, (off_t)f.keep) != 0) {
         fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
-    } else if (!(out = fopen(path, "a"))) {
+    } else if (lseek(fd, 0, SEEK_END) < 0 || !(out = fdopen(fd, "a"))) {
         fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
     }
+    if (!out) close(fd);
     trec_file_close(&f);
     return out;
 }

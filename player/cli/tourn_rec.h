@@ -65,6 +65,11 @@ typedef struct trec_meta {
     uint32_t n_players;  /* round robin: its players' specs */
     char **players;
     uint32_t max_steps;  /* --max-steps (0: LOCAL_MAX_STEPS); in the file only when not that */
+    /* the engine that played ("propnet", "rules", "native": the same seed
+     * plays other games on another engine, and auto falls back to the rules
+     * engine past its grounding budget); "" or NULL in files before it was
+     * written, which match any */
+    char *engine;
 } trec_meta_t;
 
 /* One game. */

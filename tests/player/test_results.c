@@ -732,7 +732,8 @@ static void test_rr_shards_partition_and_merge(void **state)
     const char *want_head = "# ggp roundrobin,games_per_pair=5,seed=5,shard=0/1,shard_games=15,roles=xplayer;oplayer,"
                             "rules=tictactoe.kif,rules_hash=";
     assert_int_equal(strncmp(head, want_head, strlen(want_head)), 0);
-    assert_non_null(strstr(head, ",player=random,player=uct:playouts=40,player=grave:playouts=40\n"));
+    /* then the engine that played (a seed plays other games on another) */
+    assert_non_null(strstr(head, ",player=random,player=uct:playouts=40,player=grave:playouts=40,engine=propnet\n"));
     free(head);
 }
 
@@ -839,10 +840,10 @@ static void test_max_steps(void **state)
                     game);
     assert_int_equal(st, 1); /* games that could not end */
     assert_non_null(strstr(out, "no terminal state after 3 steps"));
-    assert_non_null(strstr(out, "--max-steps 3 --verbose"));
+    assert_non_null(strstr(out, "--max-steps 3 --engine propnet --verbose"));
     free(out);
     char *text = read_file("ms.csv");
-    assert_non_null(strstr(text, ",max_steps=3\n"));
+    assert_non_null(strstr(text, ",max_steps=3,engine=propnet\n"));
     assert_int_equal(tu_count_char(text, '\n'), 2 + 4);
     assert_non_null(strstr(text, ",failed,"));
     free(text);
@@ -856,7 +857,7 @@ static void test_max_steps(void **state)
            "tournament '%s' --a random --b random --games 4 --csv ms.csv --resume --quiet", game);
     expect(1, "result games=0", "results merge ms.csv --csv ms_merged.csv");
     text = read_file("ms_merged.csv");
-    assert_non_null(strstr(text, ",max_steps=3\n"));
+    assert_non_null(strstr(text, ",max_steps=3,engine=propnet\n"));
     free(text);
     /* shards of other limits do not merge; bad or repeated values are named */
     expect(1, "failed", "tournament '%s' --a random --b random --games 4 --max-steps 3 --shard 0/2 --csv ms0.csv --quiet",
@@ -865,13 +866,13 @@ static void test_max_steps(void **state)
            game);
     expect(2, "another step limit", "results merge ms0.csv ms1.csv");
     text = read_file("ms.csv");
-    char *at = strstr(text, ",max_steps=3\n");
-    const char *bad[] = {",max_steps=0\n", ",max_steps=x\n", ",max_steps=4294967296\n", ",max_steps=3,max_steps=3\n"};
+    char *at = strstr(text, ",max_steps=3,");
+    const char *bad[] = {",max_steps=0,", ",max_steps=x,", ",max_steps=4294967296,", ",max_steps=3,max_steps=3,"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *edited = calloc(1, strlen(text) + 64);
         memcpy(edited, text, (size_t)(at - text));
         strcat(edited, bad[i]);
-        strcat(edited, at + strlen(",max_steps=3\n"));
+        strcat(edited, at + strlen(",max_steps=3,"));
         write_file("ms_bad.csv", edited);
         free(edited);
         expect(2, "ms_bad.csv:1: bad metadata field 'max_steps'", "results merge ms_bad.csv");
@@ -889,14 +890,108 @@ static void test_max_steps(void **state)
     assert_int_equal(st, 1);
     free(out);
     text = read_file("ms_rr.csv");
-    assert_non_null(strstr(text, ",max_steps=2\n"));
+    assert_non_null(strstr(text, ",max_steps=2,engine=propnet\n"));
     free(text);
+}
+
+/* The engine that played is in the CSV: a resume or a merge with another
+ * (whose games from the same seeds differ) is refused; files from before
+ * it was written match any. A sweep's repeated value is refused (its two
+ * points' rows could not be told apart: the file could never be resumed
+ * or merged). */
+static void test_engine_and_sweep(void **state)
+{
+    (void)state;
+    int st;
+    char *out = ggp(&st, "tournament '%s' --a random --b random --games 2 --csv en.csv --quiet --verbose", game);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(out, " --engine propnet --verbose"));
+    free(out);
+    char *text = read_file("en.csv");
+    char *at = strstr(text, ",engine=propnet\n");
+    assert_non_null(at);
+    expect(2, "another engine", "tournament '%s' --a random --b random --games 2 --csv en.csv --resume --quiet --engine rules",
+           game);
+    expect(0, "result games=2", "tournament '%s' --a random --b random --games 2 --csv en.csv --resume --quiet", game);
+    memmove(at, at + strlen(",engine=propnet"), strlen(at + strlen(",engine=propnet")) + 1);
+    write_file("en_old.csv", text); /* a file of an earlier version */
+    free(text);
+    expect(0, "result games=2",
+           "tournament '%s' --a random --b random --games 2 --csv en_old.csv --resume --quiet --engine rules", game);
+    expect(0, "result", "tournament '%s' --a random --b random --games 2 --shard 0/2 --csv en0.csv --quiet", game);
+    expect(0, "result", "tournament '%s' --a random --b random --games 2 --shard 1/2 --csv en1.csv --quiet --engine rules",
+           game);
+    expect(2, "another engine", "results merge en0.csv en1.csv");
+    expect(2, "--sweep has the value '5' twice",
+           "tournament '%s' --a uct --b random --games 2 --sweep playouts=5,5 --csv sw.csv --quiet", game);
+}
+
+/* bench/run_list.sh goes on past a tournament that fails (a missing rule
+ * file here; failed games alike): the next line still plays, and the
+ * list's status is the worst of its lines'. */
+static void test_run_list_goes_on(void **state)
+{
+    (void)state;
+    char list[1200];
+    snprintf(list, sizeof list,
+             "# games: 2\n"
+             "gone /nonexistent/none.kif random random 1 rl/gone.csv 1\n"
+             "ttt %s random random 2 rl/ttt.csv 1\n",
+             game);
+    write_file("list.txt", list);
+    char cmd[2048], *out;
+    snprintf(cmd, sizeof cmd, "cd '%s' && GGP='%s' OUT='%s' '%s/bench/run_list.sh' list.txt 0 2>&1", dir, GGP_BIN, dir,
+             GGP_SOURCE_DIR);
+    int st = tu_run(cmd, &out);
+    if (st != 2 || !strstr(out, "gone: exit status 2") || !strstr(out, "ttt result games=2"))
+        fail_msg("run_list.sh: status %d (want 2, and the second line played):\n%s", st, out);
+    free(out);
+    char *csv = read_file("rl/ttt.csv");
+    assert_int_equal(tu_count_char(csv, '\n'), 2 + 2);
+    free(csv);
+}
+
+/* Two runs on one CSV: the second is refused while the first holds it
+ * (their rows interleaved made a file neither resume nor merge can read),
+ * and resumes once the first has stopped. */
+static void test_csv_in_use(void **state)
+{
+    (void)state;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && exec '%s' tournament '%s' --a uct:playouts=3000 --b uct:playouts=3000 --games 400 --csv lk.csv "
+             "--quiet",
+             dir, GGP_BIN, game);
+    int pid = tu_spawn(cmd);
+    char path[256];
+    snprintf(path, sizeof path, "%s/lk.csv", dir);
+    char *rows = tu_wait_lines(path, 3, 30000); /* the header and a game: running, locked */
+    assert_non_null(rows);
+    free(rows);
+    expect(2, "lk.csv is in use by another run",
+           "tournament '%s' --a uct:playouts=3000 --b uct:playouts=3000 --games 400 --csv lk.csv --resume --quiet", game);
+    expect(2, "lk.csv is in use by another run",
+           "tournament '%s' --a uct:playouts=3000 --b uct:playouts=3000 --games 400 --csv lk.csv --quiet", game);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    /* the lock went with the run: a resume goes on (a few games, then stopped) */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout -s INT 3 '%s' tournament '%s' --a uct:playouts=3000 --b uct:playouts=3000 --games 400 "
+             "--csv lk.csv --resume --quiet 2>&1",
+             dir, GGP_BIN, game);
+    char *out;
+    int st = tu_run(cmd, &out);
+    if (strstr(out, "in use")) fail_msg("resume after the run ended: status %d:\n%s", st, out);
+    free(out);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shards_partition_and_merge),
+        cmocka_unit_test(test_engine_and_sweep),
+        cmocka_unit_test(test_run_list_goes_on),
+        cmocka_unit_test(test_csv_in_use),
         cmocka_unit_test(test_sweep_shards),
         cmocka_unit_test(test_shard_kill_resume),
         cmocka_unit_test(test_csv_replaced_while_running),
