@@ -757,6 +757,30 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     return held;
 }
 
+/* Whether the file at path (size bytes) is the start of the header this
+ * run would write, and nothing more: a run killed while it wrote the
+ * header (a long one, a round robin's players, goes out in pieces) left
+ * no game to keep, and --resume starts the file afresh. */
+static bool head_cut(const trec_t *r, const char *path, size_t size)
+{
+    char *want = NULL;
+    size_t want_len = 0;
+    FILE *mem = open_memstream(&want, &want_len);
+    if (!mem) return false;
+    trec_write_head(r, mem);
+    fclose(mem);
+    bool cut = false;
+    if (size < want_len) {
+        FILE *in = fopen(path, "r");
+        char *got = xmalloc(size + 1);
+        cut = in && fread(got, 1, size, in) == size && !memcmp(got, want, size);
+        if (in) fclose(in);
+        free(got);
+    }
+    free(want);
+    return cut;
+}
+
 FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)
 {
     int fd = csv_lock(cmd, path); /* before reading: another run could append meanwhile */
@@ -766,6 +790,7 @@ FILE *trec_csv_resume(trec_t *r, const char *cmd, const char *path)
     trec_file_t f;
     char err[1024];
     if (!trec_file_open(&f, path, err, sizeof err)) {
+        if (head_cut(r, path, (size_t)st.st_size)) return csv_start_locked(r, cmd, path, fd);
         fprintf(stderr, "ggp %s: --resume: %s\n", cmd, err);
         close(fd);
         return NULL;

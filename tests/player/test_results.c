@@ -985,6 +985,29 @@ static void test_csv_in_use(void **state)
     free(out);
 }
 
+/* A run killed while it wrote its header left part of it and no game:
+ * --resume starts the file afresh (it refused it as not a CSV of ours).
+ * Part of another tournament's header is still refused. */
+static void test_resume_cut_header(void **state)
+{
+    (void)state;
+    expect(0, "result games=2", "tournament '%s' --a random --b random --games 2 --csv hc_full.csv --quiet", game);
+    char *text = read_file("hc_full.csv");
+    char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    for (size_t cut = 1; cut < (size_t)(nl - text) + 2; cut += 37) {
+        char saved = text[cut];
+        text[cut] = '\0';
+        write_file("hc.csv", text);
+        text[cut] = saved;
+        expect(0, "result games=2", "tournament '%s' --a random --b random --games 2 --csv hc.csv --resume --quiet", game);
+    }
+    text[40] = '\0';
+    write_file("hc.csv", text);
+    expect(2, "--resume", "tournament '%s' --a random --b random --games 3 --csv hc.csv --resume --quiet", game);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -992,6 +1015,7 @@ int main(void)
         cmocka_unit_test(test_engine_and_sweep),
         cmocka_unit_test(test_run_list_goes_on),
         cmocka_unit_test(test_csv_in_use),
+        cmocka_unit_test(test_resume_cut_header),
         cmocka_unit_test(test_sweep_shards),
         cmocka_unit_test(test_shard_kill_resume),
         cmocka_unit_test(test_csv_replaced_while_running),
