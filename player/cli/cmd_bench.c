@@ -18,7 +18,8 @@
 
 static const char bench_help[] =
     "usage: ggp bench FILE.kif [--seconds S] [--threads T] [--seed N]\n"
-    "                 [--engine propnet|rules|auto] [--quiet]\n"
+    "                 [--engine propnet|rules|auto] [--ground-ms MS] [--load-ms MS]\n"
+    "                 [--memory MB] [--quiet]\n"
     "\n"
     "Measure the reasoner: random playouts from the initial state (a uniformly\n"
     "random legal move for every role at every step, then every goal read),\n"

@@ -24,7 +24,8 @@
 static const char match_help[] =
     "usage: ggp match FILE.kif --startclock S --playclock P [--out match.json]\n"
     "                 [--grace-ms G] [--connect-ms C] [--seed N] [--max-steps N]\n"
-    "                 [--engine E] [--verbose] [--quiet] URL...\n"
+    "                 [--engine E] [--load-ms MS] [--memory MB] [--verbose] [--quiet]\n"
+    "                 URL...\n"
     "\n"
     "Run one match of the game in FILE.kif between GGP players reached over HTTP,\n"
     "one URL per role in the order of the role facts (e.g. http://127.0.0.1:9147/).\n"

@@ -14,6 +14,7 @@
 
 static const char perft_help[] =
     "usage: ggp perft FILE.kif --depth D [--engine propnet|rules|auto]\n"
+    "                 [--ground-ms MS] [--load-ms MS] [--memory MB] [--quiet]\n"
     "\n"
     "Walk the game tree depth-first from the initial state, playing every joint\n"
     "move (one legal move per role) and stopping at terminal states, and print\n"

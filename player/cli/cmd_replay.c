@@ -10,7 +10,8 @@
 #include "player/cli/trace_io.h"
 
 static const char replay_help[] =
-    "usage: ggp replay FILE.kif TRACE... [--engine propnet|rules|auto] [--quiet]\n"
+    "usage: ggp replay FILE.kif TRACE... [--engine propnet|rules|auto] [--ground-ms MS]\n"
+    "                  [--load-ms MS] [--memory MB] [--time-limit S] [--quiet]\n"
     "\n"
     "Replay reference traces (shared/traces) with the reasoner. From the initial\n"
     "state, at every line compare the state (as a set of canonical fluents), the\n"
@@ -19,11 +20,12 @@ static const char replay_help[] =
     "(a trace's 'error' must be no value or several values here); then play the\n"
     "line's moves. Texts are compared in canonical KIF (lowercase, single spaces).\n"
     "\n"
-    "Prints 'TRACE: ok' or the first divergence per trace, e.g.\n"
+    "Prints 'TRACE: ok (N lines)' or the first divergence per trace, e.g.\n"
     "  TRACE: step 3: legal of xplayer differs: expected (mark 1 1) got nothing\n"
     "(only the set differences are shown), notes on defects of the rules (a role\n"
     "without legal moves, several goal values), then\n"
     "  replayed N traces: X ok, Y failed\n"
+    "('replayed 1 trace: ...' for one).\n"
     "\n"
     "  --engine E        propnet, rules or auto (default auto)\n"
     "  --ground-ms N     grounding budget of the propnet in ms (default 10000)\n"

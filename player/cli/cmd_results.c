@@ -32,7 +32,7 @@ static const char results_help[] =
     "--csv FILE'), any I and N, any order, and print what the unsharded run prints:\n"
     "a 'result ...' line (one per swept value; a round robin's table and one per\n"
     "method). Files of another run (command, rules, --games, --games-per-pair,\n"
-    "--seed, --a, --b, --player, --sweep, --max-steps) and a game found twice are\n"
+    "--seed, --a, --b, --player, --sweep, --max-steps, engine) and a game found twice are\n"
     "refused, naming FILE:LINE. With games missing (shards not finished or not\n"
     "given) the result lines end with 'missing=M' and the missing games are listed\n"
     "on stderr, with A's games and score per seat when its seats are not yet equal\n"

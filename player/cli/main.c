@@ -45,6 +45,13 @@ int main(int argc, char **argv)
         if (!out_stream_check(stdout, c->name, "stdout", false) && rc == EXIT_OK) rc = EXIT_USAGE;
         return rc;
     }
+#ifndef GGP_HAVE_MANAGER
+    if (!strcmp(argv[1], "match")) { /* the game manager is the one part that needs libcurl */
+        fprintf(stderr, "ggp: 'match' needs libcurl, and this ggp was built without it "
+                        "(install libcurl4-openssl-dev and build again)\n");
+        return EXIT_USAGE;
+    }
+#endif
     fprintf(stderr, "ggp: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;
