@@ -27,6 +27,29 @@
  * with amaf_from visits have one), sparse tables above. */
 #define MATCH_DENSE_MAX_KEYS 4096
 
+/* Dense AMAF needs every key up front: only an engine whose moves are
+ * enumerable knows them all (spec §3.2; game.h). Keys are then
+ * role-major. The dense keys per node, or 0: sparse tables (or none). */
+static uint32_t dense_keys(const game_t *g, const search_spec_t *spec)
+{
+    if (!sel_amaf(spec->v->sel) || spec->amaf == AMAF_SPARSE || !game_moves_enumerable(g)) return 0;
+    uint64_t K = 0;
+    for (uint32_t r = 0; r < game_num_roles(g); r++) K += game_num_moves(g, r);
+    if (spec->amaf == AMAF_AUTO && K > (spec->v->match ? MATCH_DENSE_MAX_KEYS : 1024)) return 0;
+    return K > UINT32_MAX ? 0 : (uint32_t)K;
+}
+
+uint64_t engine_upfront_bytes(const game_t *g, const search_spec_t *spec)
+{
+    budget_t b;
+    spec_budget(spec, &b);
+    uint64_t n = 0;
+    if (spec->v->tree == TREE_TWO) n = (uint64_t)b.n_top + b.n_sec;
+    else if (spec->v->tree == TREE_SINGLE && spec->v->recycle && !spec->v->match) n = b.n;
+    uint32_t k = game_num_roles(g);
+    return n * (sizeof(node_t) + (uint64_t)k * sizeof(float) + (uint64_t)dense_keys(g, spec) * sizeof(amaf_dense_t));
+}
+
 uint64_t engine_default_memory_mb(void)
 {
     uint64_t ram = search_ram_mb(), mb = ram ? ram / 2 : 1024;
@@ -420,17 +443,10 @@ void engine_init(engine_t *e, const game_t *g, uint32_t role, const search_spec_
     e->z = xcalloc(e->k, sizeof *e->z);
     e->root = NIL;
 
-    /* Dense AMAF needs every key up front: only an engine whose moves are
-     * enumerable knows them all (spec §3.2; game.h). Keys are then
-     * role-major. */
     bool grave = sel_amaf(e->v->sel);
-    uint32_t K = 0;
-    if (grave && spec->amaf != AMAF_SPARSE && game_moves_enumerable(g)) {
-        for (uint32_t r = 0; r < e->k; r++) K += game_num_moves(g, r);
-        if (spec->amaf == AMAF_AUTO && K > (e->v->match ? MATCH_DENSE_MAX_KEYS : 1024)) K = 0;
-        for (uint32_t r = 0; K && r < e->k; r++)
-            for (uint32_t a = 0; a < game_num_moves(g, r); a++) keys_get(e->keys, r, a);
-    }
+    uint32_t K = dense_keys(g, spec);
+    for (uint32_t r = 0; K && r < e->k; r++)
+        for (uint32_t a = 0; a < game_num_moves(g, r); a++) keys_get(e->keys, r, a);
     if (e->v->tree == TREE_TWO) {
         uint32_t caps[2] = {e->b.n_top, e->b.n_sec - 1};
         bool rec[2] = {e->v->recycle, e->v->recycle};

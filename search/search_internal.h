@@ -670,6 +670,10 @@ void engine_reset(engine_t *e, uint64_t seed);
 /* Match rows: the default tree bound when memory= is not given: half the
  * machine's RAM, at most 4 GiB (issue 12). */
 uint64_t engine_default_memory_mb(void);
+/* The bytes of the pool a spec allocates whole at its start on g (its N
+ * nodes, with their rewards and dense AMAF rows): node-bounded rows;
+ * 0 for the trees that grow. */
+uint64_t engine_upfront_bytes(const game_t *g, const search_spec_t *spec);
 /* Bytes held beside the tree: a worker's own tables (MAST, N-grams, last
  * good replies, backprop's per-key scratch), and the key and joint-move
  * tables (worker 0's, shared). memory= bounds the tree, these of every

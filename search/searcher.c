@@ -37,6 +37,15 @@ bool search_spec_check_game(const search_spec_t *s, const game_t *g, char *err, 
                  game_num_roles(g));
         return false;
     }
+    /* Node-bounded rows allocate their N nodes whole: past half the RAM
+     * the search would abort out of memory at its start (nodes=100000000
+     * on hex7 asked 100 GB), so the spec is refused here, naming nodes=. */
+    uint64_t need_mb = engine_upfront_bytes(g, s) >> 20, ram_mb = search_ram_mb();
+    if (ram_mb && need_mb > ram_mb / 2) {
+        snprintf(err, len, "nodes=%llu needs %llu MB here (nodes and AMAF rows), over half the RAM (%llu MB)",
+                 (unsigned long long)s->nodes, (unsigned long long)need_mb, (unsigned long long)ram_mb);
+        return false;
+    }
     return true;
 }
 

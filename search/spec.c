@@ -4,6 +4,7 @@
  * rows of one policy table, issue "Search") and sets keys from key_defs.
  * Parsing is table-driven: a key's type, range, default and meaning live in
  * one place, which `ggp players` prints. Budgets follow grave-spec §1. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -282,6 +283,9 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
     if (vlen == 0 || vlen >= sizeof buf) goto bad;
     memcpy(buf, val, vlen);
     buf[vlen] = 0;
+    /* strtoull and strtod skip leading blanks (" -1" read as 2^64 - 1) and
+     * strtod reads hex ("0x10"): neither is a value the table means */
+    if (isspace((unsigned char)buf[0]) || ((kd->type == KT_INT || kd->type == KT_REAL) && strpbrk(buf, "xX"))) goto bad;
     switch (kd->type) {
     case KT_ONOFF: {
         bool on;
@@ -376,7 +380,10 @@ static bool parse_value(search_spec_t *s, key_id_t id, const char *val, size_t v
         case K_B: s->ss_b = x; break;
         case K_K: s->rave_k = x; break;
         case K_RBONUS: s->rbonus = x; break;
-        case K_OPPC: s->oppc = x; break;
+        case K_OPPC: /* -1 (c's) or a constant: any other negative read as -1 */
+            if (x < 0 && x != -1) goto bad;
+            s->oppc = x;
+            break;
         default: goto bad;
         }
         return true;

@@ -170,10 +170,17 @@ int cmd_serve(int argc, char **argv)
     /* a match player searches on every core it may run on (taskset, cgroup
      * cpusets, a CPU quota) unless threads= says otherwise */
     (void)search_spec_set_threads(spec, cpu_usable_cores());
+    /* compete, bounded alike: what plays a game the player's searcher
+     * cannot (alpha-beta on three roles, NMCS on two, nodes= past the RAM):
+     * a START refused is a match lost */
+    search_spec_t *fallback = search_spec_parse("compete", err, sizeof err);
+    if (fallback && memory_mb) (void)search_spec_set_memory(fallback, memory_mb);
+    if (fallback) (void)search_spec_set_threads(fallback, cpu_usable_cores());
     FILE *log = stderr;
     if (log_path && !(log = fopen(log_path, "a"))) {
         fprintf(stderr, "ggp serve: cannot write %s: %s\n", log_path, strerror(errno));
         search_spec_free(spec);
+        search_spec_free(fallback);
         return EXIT_USAGE;
     }
     /* A line reaches the file as soon as it is written: a killed player
@@ -192,6 +199,7 @@ int cmd_serve(int argc, char **argv)
 
     /* --memory bounds loading a game too (grounding, static relations). */
     gdl_engine_config_t ec = {.spec = spec,
+                              .fallback = fallback,
                               .game_options = {.engine = engine_kind,
                                                .ground_ms = ground_ms,
                                                .ground_mb = (size_t)memory_mb,
@@ -219,6 +227,7 @@ int cmd_serve(int argc, char **argv)
         session_free(session);
         if (lq && !logq_close(lq, SERVE_LOG_WAIT_MS, NULL)) return EXIT_USAGE; /* its thread still writes to log */
         search_spec_free(spec);
+        search_spec_free(fallback);
         if (log != stderr) fclose(log);
         return EXIT_USAGE;
     }
@@ -231,6 +240,7 @@ int cmd_serve(int argc, char **argv)
             session_free(session);
             if (lq && !logq_close(lq, SERVE_LOG_WAIT_MS, NULL)) return EXIT_USAGE; /* its thread still writes to log */
             search_spec_free(spec);
+            search_spec_free(fallback);
             fclose(log);
             return EXIT_USAGE;
         }
@@ -253,6 +263,7 @@ int cmd_serve(int argc, char **argv)
     int werr = 0;
     bool drained = !lq || (freed ? logq_close(lq, SERVE_LOG_WAIT_MS, &werr) : logq_flush(lq, SERVE_LOG_WAIT_MS));
     search_spec_free(spec);
+    search_spec_free(fallback);
     if (werr) { /* the queue wrote to the log's descriptor: its FILE does not know */
         fprintf(stderr, "ggp serve: %s: %s\n", log_path ? log_path : "the log", strerror(werr));
         return EXIT_USAGE;

@@ -693,7 +693,9 @@ static int csv_lock(const char *cmd, const char *path)
 
 static FILE *csv_start_locked(const trec_t *r, const char *cmd, const char *path, int fd)
 {
-    FILE *f = ftruncate(fd, 0) == 0 ? fdopen(fd, "w") : NULL;
+    struct stat st; /* a device or a pipe (--csv /dev/stdout) is not truncated */
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    FILE *f = !regular || ftruncate(fd, 0) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         close(fd);

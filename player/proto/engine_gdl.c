@@ -47,6 +47,7 @@ struct engine_match {
     uint32_t role, n_roles;
     move_id_t *joint;
     FILE *log; /* the server's log, or NULL */
+    const search_spec_t *spec; /* cfg->spec, or cfg->fallback for a game it cannot play */
 };
 
 /* What a search runs on: a copy of the state and the engine it belongs to
@@ -154,7 +155,7 @@ static void take_propnet(engine_match_t *m, FILE *log)
     }
     m->old = xreallocarray(m->old, m->n_old + 1, sizeof *m->old);
     m->old[m->n_old++] = m->cur;
-    m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->cfg->spec), .snaps = snaps_new()};
+    m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->spec), .snaps = snaps_new()};
     if (log) fprintf(log, "ggp serve: switched to the propositional network after %u step%s\n", m->n_history / m->n_roles,
                      m->n_history / m->n_roles == 1 ? "" : "s");
 }
@@ -256,7 +257,23 @@ static engine_match_t *gdl_load(void *cfg, ggp_msg_t *start, FILE *log, char *er
     m->n_roles = game_num_roles(m->cur.game);
     m->joint = xcalloc(m->n_roles, sizeof *m->joint);
     m->cur.ctx = initial_ctx(m->cur.game);
-    m->cur.searcher = searcher_new(m->cur.game, m->role, ec->spec);
+    /* A searcher that cannot play the game (alpha-beta on three roles,
+     * NMCS on two: they read past their arrays there) would crash the
+     * server; the match is played by the fallback instead. */
+    char why[200];
+    m->spec = ec->spec;
+    if (!search_spec_check_game(ec->spec, m->cur.game, why, sizeof why)) {
+        char why2[200];
+        if (!ec->fallback || !search_spec_check_game(ec->fallback, m->cur.game, why2, sizeof why2)) {
+            snprintf(err, err_len, "the player cannot play this game: %s", why);
+            if (log) fprintf(log, "ggp serve: %s\n", err);
+            match_free(m);
+            return NULL;
+        }
+        if (log) fprintf(log, "ggp serve: the player's searcher cannot play this game (%s): compete plays it\n", why);
+        m->spec = ec->fallback;
+    }
+    m->cur.searcher = searcher_new(m->cur.game, m->role, m->spec);
     m->cur.snaps = snaps_new();
     m->log = log;
     return m;

@@ -9,6 +9,9 @@
 
 typedef struct gdl_engine_config {
     const search_spec_t *spec;   /* the player spec; not owned */
+    /* what plays a game spec cannot (search_spec_check_game), or NULL:
+     * START fails then; not owned */
+    const search_spec_t *fallback;
     /* Engine choice and grounding budget. START waits for grounding 40%
      * of its start clock (at most 10 s); with auto, grounding goes on in
      * the background within ground_ms (0: the library's default) and the

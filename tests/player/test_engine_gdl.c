@@ -162,12 +162,63 @@ static void test_start_with_too_wide_a_term_is_refused(void **state)
     search_spec_free(spec);
 }
 
+/* `ggp serve --player nmcs` (one-player games only) gets a START of
+ * tic-tac-toe: the searcher would read past its arrays (the server
+ * crashed); the match is played by the fallback, compete, with a line in
+ * the log, or START fails when there is none. */
+static void test_searcher_that_cannot_play_the_game(void **state)
+{
+    (void)state;
+    char err[512];
+    search_spec_t *spec = search_spec_parse("nmcs:seconds=0.05", err, sizeof err);
+    search_spec_t *fb = search_spec_parse("compete:seconds=0.05,threads=1", err, sizeof err);
+    assert_non_null(spec);
+    assert_non_null(fb);
+    for (int with = 0; with < 2; with++) {
+        gdl_engine_config_t cfg = {.spec = spec,
+                                   .fallback = with ? fb : NULL,
+                                   .game_options = {.engine = ENGINE_AUTO},
+                                   .start_wait_ms = GDL_NO_WAIT};
+        match_engine_t e;
+        engine_gdl_init(&e, &cfg);
+        ggp_msg_t start;
+        start_msg("tictactoe", "xplayer", &start);
+        char *log_text = NULL;
+        size_t log_len = 0;
+        FILE *log = open_memstream(&log_text, &log_len);
+        engine_match_t *m = e.load(&cfg, &start, log, err, sizeof err);
+        fflush(log); /* open until the match is freed: it logs the change of engine */
+        ggp_msg_free(&start);
+        if (!with) {
+            assert_null(m);
+            assert_non_null(strstr(err, "the player cannot play this game: nmcs"));
+        } else {
+            if (!m) fail_msg("START fails: %s", err);
+            assert_non_null(strstr(log_text, "compete plays it"));
+            char info[256];
+            search_engine(&e, m, info, sizeof info); /* a legal move */
+            char *const moves[2] = {"(mark 1 1)", "noop"};
+            assert_true(e.apply(m, moves, 2, err, sizeof err));
+            assert_true(engine_gdl_grounding_wait(m, 20000));
+            char *const moves2[2] = {"noop", "(mark 2 2)"};
+            assert_true(e.apply(m, moves2, 2, err, sizeof err)); /* the propnet taken: a new searcher, compete's */
+            search_engine(&e, m, info, sizeof info);
+            e.free(m);
+        }
+        fclose(log);
+        free(log_text);
+    }
+    search_spec_free(fb);
+    search_spec_free(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_auto_changes_to_the_propnet_at_a_play),
         cmocka_unit_test(test_refused_moves_are_not_replayed),
         cmocka_unit_test(test_start_with_too_wide_a_term_is_refused),
+        cmocka_unit_test(test_searcher_that_cannot_play_the_game),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -132,6 +132,14 @@ static void test_play_errors(void **state)
     expect(2, "cannot read", "play /nonexistent/x.kif --player grave --player uct");
     expect(2, "unknown option", "play %s --player grave --player uct --bogus", f);
     expect(0, "--player", "play --help");
+    /* a node-bounded pool is allocated whole: 10^8 nodes of hex7 (about
+     * 80 GB with their AMAF rows) are refused, naming nodes=, instead of
+     * aborting out of memory (skipped on a machine with the RAM for it) */
+    char hex[1024];
+    snprintf(hex, sizeof hex, "%s/games/hex7.kif", GGP_SOURCE_DIR);
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && size > 0 && (double)pages * (double)size < 150e9)
+        expect(1, "nodes=100000000 needs", "play %s --player graver:nodes=100000000,playouts=10 --player random", hex);
 }
 
 typedef struct result {

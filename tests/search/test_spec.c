@@ -158,6 +158,11 @@ static void test_errors(void **state)
     expect_error("grave:bias=2000", "bad value for bias", "0 to 1000");
     expect_error("grave:playouts=0", "bad value for playouts: '0'", "1 to 1000000000");
     expect_error("grave:playouts=-5", "bad value for playouts", NULL);
+    /* strtoull and strtod would skip the blank (" -1": 2^64 - 1) and read hex */
+    expect_error("uct:seed= -1", "bad value for seed: ' -1'", NULL);
+    expect_error("uct:playouts= 5", "bad value for playouts: ' 5'", NULL);
+    expect_error("uct:c=0x10", "bad value for c: '0x10'", NULL);
+    expect_error("compete:oppc=-0.5", "bad value for oppc: '-0.5'", NULL); /* -1 or a constant */
     expect_error("grave:playouts=", "bad value for playouts", NULL);
     expect_error("grave:mast=maybe", "bad value for mast", "on or off");
     expect_error("grave:amaf=hash", "bad value for amaf", "dense");
