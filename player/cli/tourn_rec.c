@@ -682,7 +682,8 @@ static int csv_lock(const char *cmd, const char *path)
         fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         return -1;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    struct stat st; /* a device (--csv /dev/null, /dev/stdout) is not a record two runs share */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EWOULDBLOCK) fprintf(stderr, "ggp %s: %s is in use by another run (its lock is held)\n", cmd, path);
         else fprintf(stderr, "ggp %s: cannot lock %s: %s\n", cmd, path, strerror(errno));
         close(fd);

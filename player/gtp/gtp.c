@@ -661,6 +661,7 @@ void gtp_run(gtp_t *g, FILE *in, FILE *out)
             total++;
         }
         if (ch == EOF && total == 0) break;
+        if (total && n == total && line[n - 1] == '\r') total--, n--; /* CRLF: the CR is not the line's */
         /* A line past the limit is refused whole (len > GTP_MAX_LINE), and
          * answered even when its command starts past the part kept: a
          * controller waits for an answer to every command. */

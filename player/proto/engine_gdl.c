@@ -153,6 +153,16 @@ static void take_propnet(engine_match_t *m, FILE *log)
         game_free(g);
         return;
     }
+    /* The spec was checked against the rules engine's game, whose moves are
+     * not enumerable: on the propnet's, a node-bounded row also has its
+     * dense AMAF rows, which may pass the RAM (search_spec_check_game). */
+    char why[200];
+    if (!search_spec_check_game(m->spec, g, why, sizeof why)) {
+        if (log) fprintf(log, "ggp serve: staying with the rules engine: %s\n", why);
+        game_ctx_free(c);
+        game_free(g);
+        return;
+    }
     m->old = xreallocarray(m->old, m->n_old + 1, sizeof *m->old);
     m->old[m->n_old++] = m->cur;
     m->cur = (gdl_engine_t){.game = g, .ctx = c, .searcher = searcher_new(g, m->role, m->spec), .snaps = snaps_new()};

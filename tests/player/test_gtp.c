@@ -394,6 +394,14 @@ static void test_long_blank_prefix(void **state)
     assert_int_equal(count_responses(t), 3);
     free(t);
     free(tr);
+    /* exactly the limit, then CRLF: the CR is not the line's */
+    char line[GTP_MAX_LINE + 3];
+    memset(line, ' ', GTP_MAX_LINE);
+    memcpy(line, "name", 4);
+    memcpy(line + GTP_MAX_LINE, "\r\n", 3);
+    t = session("random", "go9", line, GTP_MAX_LINE + 2);
+    EXPECT(t, 0, "= ggp");
+    free(t);
 }
 
 /* After the game has ended, passes (genmove's answer, or played) are

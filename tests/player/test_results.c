@@ -14,6 +14,8 @@
 #include "testutil.h"
 
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -974,6 +976,13 @@ static void test_csv_in_use(void **state)
            "tournament '%s' --a uct:playouts=3000 --b uct:playouts=3000 --games 400 --csv lk.csv --quiet", game);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
+    /* a device is not a record two runs share: --csv /dev/null while
+     * another holds a lock on it */
+    int null = open("/dev/null", O_WRONLY);
+    assert_true(null >= 0);
+    assert_int_equal(flock(null, LOCK_EX), 0);
+    expect(0, "result games=2", "tournament '%s' --a random --b random --games 2 --csv /dev/null --quiet", game);
+    close(null);
     /* the lock went with the run: a resume goes on (a few games, then stopped) */
     snprintf(cmd, sizeof cmd,
              "cd '%s' && timeout -s INT 3 '%s' tournament '%s' --a uct:playouts=3000 --b uct:playouts=3000 --games 400 "
