@@ -262,10 +262,8 @@ int cmd_serve(int argc, char **argv)
      * only what is queued goes out. A log still blocked is left behind. */
     int werr = 0;
     bool drained = !lq || (freed ? logq_close(lq, SERVE_LOG_WAIT_MS, &werr) : logq_flush(lq, SERVE_LOG_WAIT_MS));
-    if (freed) { /* else a load still running may read them (and the engine) as the process exits */
-        search_spec_free(spec);
-        search_spec_free(fallback);
-    }
+    search_spec_free(spec);
+    search_spec_free(fallback);
     if (werr) { /* the queue wrote to the log's descriptor: its FILE does not know */
         fprintf(stderr, "ggp serve: %s: %s\n", log_path ? log_path : "the log", strerror(werr));
         return EXIT_USAGE;
