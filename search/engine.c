@@ -1364,6 +1364,8 @@ static void relative_bonus(engine_t *e)
 static void backprop(engine_t *e, uint32_t push_region)
 {
     backprop_prepare(e); /* MAST's statistics: the outcome as it is */
+    e->st.steps += e->n_steps;
+    e->st.tree_steps += e->tree_steps;
     relative_bonus(e);
     backprop_tree(e, push_region);
 }

@@ -76,6 +76,10 @@ typedef struct search_report {
     uint64_t la_checks, la_proofs; /* compete, lookahead=on: nodes checked, proven so */
     uint64_t tt_stored, tt_hits;   /* compete: proofs stored in the proven-states table, nodes proven from it */
     uint64_t cached_steps;    /* tree steps into a node whose state was cached (cache=on): no reasoner call */
+    /* The simulations' steps from the root (tree and playout), and those
+     * in the tree: a search's playouts per second read beside the raw
+     * playouts of `ggp bench` depend on how long its simulations are */
+    uint64_t steps, tree_steps;
     int nested_best;          /* compete, one player: the NMCS line's score (-1: none) */
     /* playout=switch: this search's playouts by the searcher's role per
      * strategy (named by search_strategy_name), spec §14.2 */

@@ -493,6 +493,7 @@ typedef struct engine_stats {
     uint64_t la_checks, la_proofs; /* lookahead: nodes checked, proven by it */
     uint64_t tt_stored, tt_hits;   /* proven states: proofs stored, nodes proven from the table */
     uint64_t cached_steps; /* tree steps into a node of cached state (engine.c nc_*) */
+    uint64_t steps, tree_steps; /* simulations' steps from the root, and those in the tree */
     uint64_t check_fail;  /* LRU invariant violations seen (check=on) */
     const char *check_msg;
 } engine_stats_t;

@@ -536,6 +536,8 @@ move_id_t searcher_choose(searcher_t *s, const game_state_t *st, deadline_t dead
             r.tt_stored += e->st.tt_stored;
             r.tt_hits += e->st.tt_hits;
             r.cached_steps += e->st.cached_steps;
+            r.steps += e->st.steps;
+            r.tree_steps += e->st.tree_steps;
             r.solved = r.solved || e->st.root_solved;
             r.bytes_per_node = pool_node_bytes(e->pool);
             for (uint32_t j = 0; e->ps && j < PS_N && j < SEARCH_MAX_STRATEGIES; j++)

@@ -41,6 +41,11 @@ static void print_report(const game_t *g, uint32_t r, const search_report_t *rep
         fprintf(out, " tt=%llu/%llu", (unsigned long long)rep->tt_hits, (unsigned long long)rep->tt_stored);
     /* cache=on: tree steps into nodes whose state was cached (no reasoner call) */
     if (rep->cached_steps) fprintf(out, " cached=%llu", (unsigned long long)rep->cached_steps);
+    /* a simulation's mean length in steps, of which in the tree: a search's
+     * playouts per second beside `ggp bench`'s random games (issue 12, item 7) */
+    if (rep->playouts && rep->steps)
+        fprintf(out, " steps/playout=%.1f tree=%.1f", (double)rep->steps / (double)rep->playouts,
+                (double)rep->tree_steps / (double)rep->playouts);
     bool any = false; /* playout=switch: how often each strategy was chosen (grave-spec §14.2) */
     for (uint32_t i = 0; i < SEARCH_MAX_STRATEGIES && search_strategy_name(i); i++)
         if (rep->strategy[i]) {

@@ -91,6 +91,31 @@ static move_id_t choose(tgame_t *t, const char *spec_text, uint32_t role, uint64
     return m;
 }
 
+/* ---- simulation lengths ------------------------------------------------------ */
+
+/* The report's steps: every simulation of data/race.kif lasts 2 steps (x
+ * goes quick) or 6 (slow), so the sum is 2q + 6(P - q) with both kinds
+ * among P; all but the first start with a tree step (the first evaluates
+ * the fresh root in place). P odd: a count off by one a simulation shows. */
+static void test_simulation_lengths(void **state)
+{
+    (void)state;
+    tgame_t t;
+    tg_load(&t, data_file("race.kif"));
+    const char *specs[] = {"grave:playouts=301", "uct:playouts=301", "compete:playouts=301,threads=1,solver=off"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        search_report_t rep;
+        choose(&t, specs[i], 0, 5, &rep, NULL);
+        uint64_t p = rep.playouts, slow4 = 6 * p - rep.steps; /* 4q */
+        if (p == 0 || rep.steps < 2 * p || rep.steps > 6 * p || slow4 % 4 || slow4 / 4 == 0 || slow4 / 4 == p)
+            fail_msg("%s: %llu steps in %llu simulations", specs[i], (unsigned long long)rep.steps,
+                     (unsigned long long)p);
+        assert_true(rep.tree_steps <= rep.steps);
+        assert_true(rep.tree_steps >= p - 1);
+    }
+    tg_free(&t);
+}
+
 /* ---- every variant on every kind of game ----------------------------------- */
 
 /* extra: keys appended to the spec of every row with a tree ("" none). */
@@ -805,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_variants_go9),
         cmocka_unit_test(test_variants_simultaneous_multi_puzzle),
         cmocka_unit_test(test_two_level_exact_budget),
+        cmocka_unit_test(test_simulation_lengths),
         cmocka_unit_test(test_recycling_identity),
         cmocka_unit_test(test_forced_wins),
         cmocka_unit_test(test_deep_forced_win),
