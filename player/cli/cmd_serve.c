@@ -262,6 +262,15 @@ int cmd_serve(int argc, char **argv)
      * only what is queued goes out. A log still blocked is left behind. */
     int werr = 0;
     bool drained = !lq || (freed ? logq_close(lq, SERVE_LOG_WAIT_MS, &werr) : logq_flush(lq, SERVE_LOG_WAIT_MS));
+    if (!freed) {
+        /* The load still compiling reads the session, the engine and
+         * the specs, which live in this frame and its allocations: the
+         * process ends here, before any of them goes (returning, or
+         * freeing the specs, left it reading freed memory as the
+         * process exited). What was written is flushed first. */
+        fflush(NULL);
+        _exit(out_stream_check(stdout, "serve", "stdout", false) ? EXIT_OK : EXIT_USAGE);
+    }
     search_spec_free(spec);
     search_spec_free(fallback);
     if (werr) { /* the queue wrote to the log's descriptor: its FILE does not know */

@@ -113,6 +113,14 @@ static void test_sigint_during_load_stops_promptly(void **state)
     assert_int_equal(got, a.pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_true(secs < 10.0);
+    /* the load was still running, and the log says so to its last line
+     * (the process ends without returning: a load reads what the
+     * command's frame holds) */
+    char *text = tu_read_file(log);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "stopping on signal"));
+    assert_non_null(strstr(text, "exiting while rules are still loading"));
+    free(text);
     close(fd);
     free(req);
     free(body);
