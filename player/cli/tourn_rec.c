@@ -736,6 +736,14 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     /* Not stopping the run when this fails (its folder removed, say): the
      * games are in r, the summary is printed at the end, and the next
      * row tries again. */
+    int probe = open(path, O_RDONLY | O_CLOEXEC); /* another run's record now (csv_lock)? */
+    bool theirs = probe >= 0 && flock(probe, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (probe >= 0) close(probe);
+    if (theirs) {
+        fprintf(stderr, "ggp %s: warning: %s was replaced while this run appended to it, and is in use by another run "
+                        "(its lock is held): not written again%s\n", cmd, path, last ? "" : ": trying after the next game");
+        return false;
+    }
     out_file_t o;
     uint32_t n = 0;
     bool ok = out_file_open(&o, cmd, path);
@@ -746,8 +754,9 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     /* the new file under f's descriptor (f was flushed with its row, and
      * appends: its position does not matter), so that f stays f */
     int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-    bool held = fd >= 0 && dup2(fd, fileno(f)) >= 0;
-    if (held) (void)flock(fileno(f), LOCK_EX | LOCK_NB); /* the new file is this run's too (csv_lock) */
+    /* the new file is this run's too (csv_lock), unless another run
+     * took it in the instant since it was renamed in */
+    bool held = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && dup2(fd, fileno(f)) >= 0;
     if (!held) {
         if (ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it, and could not be "
