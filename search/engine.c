@@ -1050,22 +1050,23 @@ static uint32_t select_move(engine_t *e, uint32_t x, uint32_t r, uint32_t rho, b
  * *child gets the existing child for it or NIL, *edge its edge id. Returns
  * false on a rules defect. */
 static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, const uint32_t *kid, uint32_t *child,
-                         uint32_t *edge);
+                         uint32_t *edge, uint32_t *pick);
 
 static bool select_joint(engine_t *e, uint32_t x, uint32_t rho, uint32_t *child, uint32_t *edge)
 {
     int nd = gather_legal(e);
     if (nd < 0) return false;
     slot_build(e, x);
-    select_among(e, nd, x, rho, NULL, child, edge);
+    uint32_t pick;
+    select_among(e, nd, x, rho, NULL, child, edge, &pick);
     return true;
 }
 
 /* select_joint once the legal moves are gathered (nd deciders) and x's
  * children are either in kid (one decider: nc_kid) or in the slot map
- * (slot_build). */
+ * (slot_build); *pick gets the move's index in kid (kid only). */
 static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, const uint32_t *kid, uint32_t *child,
-                         uint32_t *edge)
+                         uint32_t *edge, uint32_t *pick)
 {
     e->st.selections++;
     if (rho == x) e->st.ref_self++;
@@ -1095,6 +1096,7 @@ static void select_among(engine_t *e, int nd, uint32_t x, uint32_t rho, const ui
         *edge = e->joint[r] = e->legal[r][i];
         if (kid) {
             *child = nc_child(e->pool->nodes, kid, i, x, *edge);
+            *pick = i;
             return;
         }
     } else {
@@ -1498,8 +1500,8 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
          * meanwhile instead of queueing behind each other level by level. */
         if (!whole) node_unlock(e, x);
         if (over_ref(e, x)) rho = x;
-        uint32_t c, edge;
-        select_among(e, nd, x, rho, kid, &c, &edge);
+        uint32_t c, edge, pick;
+        select_among(e, nd, x, rho, kid, &c, &edge, &pick);
         if (!whole) { /* (kid is NULL: the state cache is one worker's) */
             node_lock(e, x);
             /* Meanwhile the child seen may have been recycled, or another
@@ -1513,11 +1515,7 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
         bool expanded = c == NIL;
         if (expanded && (c = new_node(e, reg, whole)) != NIL) { /* expansion: exactly one new node (NIL: evaluate unexpanded) */
             pool_link(p, x, c, edge);
-            if (kid) {
-                uint32_t i = 0;
-                while (e->legal[e->dec[0]][i] != edge) i++;
-                kid[i] = c;
-            }
+            if (kid) kid[pick] = c;
         }
         if (c != NIL) enter(e, c);
         if (!expanded) {
