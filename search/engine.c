@@ -216,14 +216,13 @@ static inline uint32_t nc_child(const node_t *nodes, const uint32_t *kid, uint32
     return c != NIL && nodes[c].parent == x && nodes[c].edge == mv ? c : NIL;
 }
 
-/* e->ctx at non-terminal x, gather_legal's lists of it: x takes its slot,
- * unless the slot's node has more visits. Returns the slot, or NIL. */
-static uint32_t nc_put(engine_t *e, uint32_t x)
+/* x takes its slot with e->ctx's state (x's), unless the slot's node has
+ * more visits or the state or the slot's lists would be too large (a list
+ * of `need` words). Returns the slot, or NIL. */
+static uint32_t nc_take(engine_t *e, uint32_t x, uint32_t need_words)
 {
-    uint32_t total = 0;
-    for (uint32_t r = 0; r < e->k; r++) total += e->n_legal[r];
     const game_state_t *st = game_ctx_state(e->ctx);
-    if (total > e->nc_moves || game_state_bytes(st) > NC_STATE_MAX) return NIL;
+    if (need_words > e->nc_moves || game_state_bytes(st) > NC_STATE_MAX) return NIL;
     uint32_t s = x & e->nc_mask, *slot = nc_slot(e, s);
     /* a node freed by tree reuse keeps its visits: its slot is free */
     uint32_t o = slot[0];
@@ -242,7 +241,18 @@ static uint32_t nc_put(engine_t *e, uint32_t x)
     }
     game_state_copy(e->g, e->nc_st[s], st);
     slot[0] = x;
-    uint32_t *m = slot + 1 + e->k, dr = NIL, nd = 0;
+    return s;
+}
+
+/* e->ctx at non-terminal x, gather_legal's lists of it: x takes its slot
+ * (nc_take). Returns the slot, or NIL. */
+static uint32_t nc_put(engine_t *e, uint32_t x)
+{
+    uint32_t total = 0;
+    for (uint32_t r = 0; r < e->k; r++) total += e->n_legal[r];
+    uint32_t s = nc_take(e, x, total);
+    if (s == NIL) return NIL;
+    uint32_t *slot = nc_slot(e, s), *m = slot + 1 + e->k, dr = NIL, nd = 0;
     for (uint32_t r = 0; r < e->k; r++) {
         slot[1 + r] = e->n_legal[r];
         memcpy(m, e->legal[r], e->n_legal[r] * sizeof *m);
@@ -260,6 +270,38 @@ static uint32_t nc_put(engine_t *e, uint32_t x)
         for (uint32_t i = 0; i < e->n_legal[dr]; i++)
             if (e->legal[dr][i] == e->pool->nodes[c].edge) kid[i] = c;
     return s;
+}
+
+/* e->ctx at terminal x: x takes its slot (nc_take) with its goals in place
+ * of the legal moves, each role's count of moves 0 (a state that is not
+ * terminal has a move for each role, or it is a defect and not cached).
+ * GRAVE without exploration walks its principal line to the game's end
+ * again and again: on connectFour 41 of a simulation's 42 steps are tree
+ * steps, and the last, into the terminal state, took the reasoner from
+ * the cached state before it for one step and the goals, a fifth of the
+ * search's time (issue 12, item 7). */
+static void nc_put_terminal(engine_t *e, uint32_t x)
+{
+    uint32_t s = nc_take(e, x, e->k);
+    if (s == NIL) return;
+    uint32_t *slot = nc_slot(e, s);
+    for (uint32_t r = 0; r < e->k; r++) {
+        slot[1 + r] = 0;
+        slot[1 + e->k + r] = (uint32_t)game_goal(e->ctx, r);
+    }
+}
+
+static inline bool nc_terminal(const engine_t *e, uint32_t s) { return nc_slot(e, s)[1] == 0; }
+
+/* rewards_terminal from terminal slot s */
+static void nc_rewards(engine_t *e, uint32_t s)
+{
+    const uint32_t *slot = nc_slot(e, s);
+    e->reached_terminal = true;
+    for (uint32_t r = 0; r < e->k; r++) {
+        int g = (int)slot[1 + e->k + r];
+        e->z[r] = g >= 0 ? g / 100.0 : 0.0;
+    }
 }
 
 /* gather_legal from slot s (its lists stay valid until the slot is taken) */
@@ -1465,9 +1507,15 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
     for (;;) {
         if (solved) return; /* exact: no playout below it (e->z has its values) */
         uint32_t xs = vs != NIL ? vs : nc ? nc_find(e, x) : NIL;
+        if (xs != NIL && nc_terminal(e, xs)) { /* as below, without the reasoner */
+            nc_rewards(e, xs);
+            if (e->solver) mark_solved(e, x, e->z);
+            return;
+        }
         if (xs == NIL && game_is_terminal(e->ctx)) {
             rewards_terminal(e);
             if (e->solver) mark_solved(e, x, e->z);
+            if (nc) nc_put_terminal(e, x); /* reached again: x has a visit */
             return;
         }
         if (fresh) {
