@@ -53,6 +53,15 @@ typedef struct match {
      * PLAY whose step is not computed at its deadline (a guess then, but
      * on time; issue 13 item 5). An engine text, valid while m lives. */
     const char *guess;
+    /* A PLAY sent again (a manager or a proxy retrying a request whose
+     * reply it lost) carries the joint move already applied: applied
+     * twice it would leave our state a step ahead for the rest of the
+     * match. The last joint move applied (the state thread's) and the
+     * reply that followed it (under s->mu) let such a PLAY, whose joint
+     * move is no longer legal, be answered as before. */
+    char **last_moves;
+    uint32_t n_last_moves;
+    char *last_reply;
 } match_t;
 
 /* A search on the search thread, from a snapshot the state thread took. */
@@ -85,6 +94,7 @@ typedef struct step {
     bool cancelled; /* a newer request came: apply, but post no search */
     /* results, under s->mu */
     bool done, bad, terminal;
+    bool retry; /* the joint move is the last one applied, and illegal now: not applied again */
     int goal;
     char err[300];
     const char *fallback;
@@ -138,6 +148,9 @@ static void match_destroy(const match_engine_t *e, match_t *m)
     if (!m) return;
     if (m->em) e->free(m->em);
     free(m->id);
+    for (uint32_t i = 0; i < m->n_last_moves; i++) free(m->last_moves[i]);
+    free(m->last_moves);
+    free(m->last_reply);
     free(m);
     /* A match's game and tree can be gigabytes in many small blocks; hand
      * the free pages back to the system now, not at the next match (issue
@@ -292,22 +305,40 @@ static match_t *post_search(session_t *s, step_t *st, void *snap)
     return dead;
 }
 
+/* Whether two joint moves are the same texts */
+static bool same_moves(char *const *a, uint32_t na, char *const *b, uint32_t nb)
+{
+    if (!b || na != nb) return false;
+    for (uint32_t i = 0; i < na; i++)
+        if (strcmp(a[i], b[i])) return false;
+    return true;
+}
+
 /* One step, entered and left with s->mu held. */
 static match_t *run_step(session_t *s, step_t *st)
 {
     const match_engine_t *e = s->cfg.engine;
     match_t *m = st->m;
     pthread_mutex_unlock(&s->mu);
-    bool ok = true;
+    bool ok = true, retry = false;
     char err[300] = "";
     if (st->moves) ok = e->apply(m->em, st->moves, st->n_moves, err, sizeof err);
+    if (st->moves && !ok) retry = same_moves(st->moves, st->n_moves, m->last_moves, m->n_last_moves);
+    if (st->moves && ok) { /* the state thread's alone */
+        for (uint32_t i = 0; i < m->n_last_moves; i++) free(m->last_moves[i]);
+        free(m->last_moves);
+        m->last_moves = xcalloc(st->n_moves ? st->n_moves : 1, sizeof *m->last_moves);
+        for (uint32_t i = 0; i < st->n_moves; i++) m->last_moves[i] = xstrdup(st->moves[i]);
+        m->n_last_moves = st->n_moves;
+    }
     bool terminal = e->is_terminal(m->em);
     int goal = st->want_goal ? e->goal(m->em) : 0;
     const char *fb = NULL;
     if (ok && !terminal && st->want_fallback) fb = e->random_move(m->em, &m->rng);
     pthread_mutex_lock(&s->mu);
     if (st->moves && ok) m->steps++;
-    st->bad = !ok;
+    st->bad = !ok && !retry;
+    st->retry = retry;
     memcpy(st->err, err, sizeof err);
     st->terminal = terminal;
     st->goal = goal;
@@ -880,7 +911,10 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
     st->search_ns = search_at(arrival_ns, reply_ns);
     wait_step(s, st, reply_ns);
     uint32_t n = m->steps;
-    if (st->done && st->bad) {
+    if (st->done && st->retry) {
+        set_answer(a, 200, m->last_reply ? m->last_reply : s->noop);
+        snprintf(a->note, sizeof a->note, "step %u: the joint move applied last, sent again: the same reply", n);
+    } else if (st->done && st->bad) {
         set_answerf(a, 400, "bad joint move: %s", st->err);
     } else if (st->done && !st->fallback) {
         set_answer(a, 200, "busy");
@@ -902,6 +936,10 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
     } else {
         set_answer(a, 200, s->noop);
         snprintf(a->note, sizeof a->note, "step %u: state not computed in time and no legal move known: a guess", n);
+    }
+    if (a->status == 200 && !st->retry && !(st->done && !st->fallback)) { /* a move: what a retry gets */
+        free(m->last_reply);
+        m->last_reply = xstrdup(a->text);
     }
     if (!st->cancelled) post_ponder(s, m, cancels);
     match_t *dead2 = step_unref(e, st);

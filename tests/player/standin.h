@@ -6,7 +6,8 @@
  * (limit N) (default 3) and (broken), which makes loading fail. The state
  * is a counter; every role may play noop, (inc 1) or (inc 2) (any case);
  * the joint move adds the increments; the game ends when the counter
- * reaches the limit. choose() searches "until" its deadline or stop flag
+ * reaches the limit. With (alternate) the roles take turns instead: at
+ * step k, role k mod n plays (inc 1) or (inc 2) and the others noop. choose() searches "until" its deadline or stop flag
  * (or search_ms, when set: a quick engine, so that tests of the normal
  * path can give long clocks and still run fast), or, with ignore_stop,
  * sleeps for overrun_ms past the deadline, to test the fallback move. It answers (inc 1). apply_ms, legal_ms and load_ms
@@ -45,6 +46,8 @@ struct engine_match {
     char roles[4][32];
     uint32_t n_roles, role;
     int total, limit;
+    bool alternate;
+    uint32_t steps;
 };
 
 static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *log, char *err, size_t err_len)
@@ -74,6 +77,7 @@ static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *lo
             }
             m->n_roles++;
         }
+        if (!strcmp(key, "alternate")) m->alternate = true;
         long v;
         if (!strcmp(key, "limit") && f->is_list && f->n == 2 && symtab_int_value(start->syms, f->items[1]->sym, &v))
             m->limit = (int)v;
@@ -113,6 +117,7 @@ static inline bool standin_apply(engine_match_t *m, char *const *moves, uint32_t
     int add = 0;
     for (uint32_t i = 0; i < n; i++) {
         int v = standin_move_value(moves[i]);
+        if (v >= 0 && m->alternate && (v > 0) != (i == m->steps % m->n_roles)) v = -1; /* not its turn, or its turn */
         if (v < 0) {
             snprintf(err, err_len, "'%s' is not a legal move", moves[i]);
             return false;
@@ -121,6 +126,7 @@ static inline bool standin_apply(engine_match_t *m, char *const *moves, uint32_t
     }
     tu_sleep_ms(atomic_load(&m->cfg->apply_ms));
     m->total += add;
+    m->steps++;
     atomic_fetch_add(&m->cfg->applies, 1);
     return true;
 }

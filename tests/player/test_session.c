@@ -131,6 +131,47 @@ static void test_full_flow(void **state)
     fx_free(f);
 }
 
+/* A PLAY sent again (a manager retrying a request whose reply it lost)
+ * carries the joint move already applied. Where that move is no longer
+ * legal (turns: red's (inc 1) again at blue's turn) it is not applied
+ * twice, and gets the reply it got; the match goes on in step. Where it is
+ * legal again it is a move like any other. */
+static void test_retried_play(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_quick(800);
+    ask(f, "(start m.2 red ((role red) (role blue) (alternate) (limit 9)) 3 3)", 200);
+    ask(f, "(play m.2 nil)", 200);
+    const char *r = ask(f, "(play m.2 ((inc 1) noop))", 200);
+    char first[64];
+    snprintf(first, sizeof first, "%s", r);
+    assert_string_equal(ask(f, "(play m.2 ((inc 1) noop))", 200), first);
+    /* blue's turn still: the state took red's move once */
+    assert_string_equal(ask(f, "(play m.2 (noop (inc 2)))", 200), "(inc 1)");
+    /* not the last joint move applied: refused as before */
+    r = ask(f, "(play m.2 (noop (inc 2)))", 200); /* the last one, at red's turn: a retry */
+    r = ask(f, "(play m.2 ((inc 2) (inc 2)))", 400);
+    assert_non_null(strstr(r, "not a legal move"));
+    assert_string_equal(ask(f, "(stop m.2 ((inc 2) noop))", 200), "done");
+    fflush(f->log);
+    assert_non_null(strstr(f->log_text, "the joint move applied last, sent again: the same reply"));
+    /* 1 + 2 + 2 = 5 of 9 after three steps: nothing applied twice */
+    assert_non_null(strstr(f->log_text, "after 3 steps"));
+    fx_free(f);
+
+    /* without turns the same joint move twice is two steps */
+    f = fx_quick(800);
+    ask(f, "(start m.3 red ((role red) (role blue) (limit 9)) 3 3)", 200);
+    ask(f, "(play m.3 nil)", 200);
+    ask(f, "(play m.3 ((inc 1) noop))", 200);
+    ask(f, "(play m.3 ((inc 1) noop))", 200);
+    assert_string_equal(ask(f, "(stop m.3 ((inc 1) noop))", 200), "done");
+    fflush(f->log);
+    assert_null(strstr(f->log_text, "sent again"));
+    assert_non_null(strstr(f->log_text, "after 3 steps"));
+    fx_free(f);
+}
+
 static void test_dresden_uppercase(void **state)
 {
     (void)state;
@@ -707,6 +748,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_flow),
+        cmocka_unit_test(test_retried_play),
         cmocka_unit_test(test_dresden_uppercase),
         cmocka_unit_test(test_one_match_at_a_time),
         cmocka_unit_test(test_rules_that_do_not_load),
