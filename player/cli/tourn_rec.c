@@ -728,6 +728,18 @@ uint32_t trec_write_games(const trec_t *r, FILE *out)
     return n;
 }
 
+/* Whether another run holds the lock on the file at path (csv_lock). A
+ * shared lock asks: it conflicts with that run's exclusive one, and on NFS
+ * (flock emulated by byte-range locks) a read-only descriptor may take it,
+ * where an exclusive one would fail with EBADF and say nothing. */
+static bool csv_theirs(const char *path)
+{
+    int probe = open(path, O_RDONLY | O_CLOEXEC);
+    bool theirs = probe >= 0 && flock(probe, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (probe >= 0) close(probe);
+    return theirs;
+}
+
 bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE *f, bool last)
 {
     struct stat mine, there;
@@ -735,29 +747,34 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     if (stat(path, &there) == 0 && there.st_dev == mine.st_dev && there.st_ino == mine.st_ino) return true;
     /* Not stopping the run when this fails (its folder removed, say): the
      * games are in r, the summary is printed at the end, and the next
-     * row tries again. */
-    int probe = open(path, O_RDONLY | O_CLOEXEC); /* another run's record now (csv_lock)? */
-    bool theirs = probe >= 0 && flock(probe, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    if (probe >= 0) close(probe);
+     * row tries again. The new file is written aside and locked before it
+     * is renamed in (the lock goes with the file, csv_lock), and not
+     * renamed over a file another run holds. */
+    out_file_t o;
+    uint32_t n = 0;
+    int fd = -1;
+    bool ok = out_file_open(&o, cmd, path), theirs = false;
+    if (ok) {
+        n = trec_write_games(r, o.f);
+        if (!o.tmp) errno = EINVAL; /* no longer a regular file: not a record */
+        fd = o.tmp ? dup(fileno(o.f)) : -1; /* the written file's own description, kept past the commit */
+        ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+        theirs = ok && csv_theirs(path);
+        if (ok && !theirs) {
+            ok = out_file_commit(&o);
+        } else {
+            if (!ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+            out_file_discard(&o);
+            ok = false;
+        }
+    }
+    /* the new file under f's descriptor, appending, so that f stays f (f
+     * was flushed with its row: its buffer is empty) */
+    bool held = ok && fcntl(fd, F_SETFL, O_APPEND) == 0 && dup2(fd, fileno(f)) >= 0;
     if (theirs) {
         fprintf(stderr, "ggp %s: warning: %s was replaced while this run appended to it, and is in use by another run "
                         "(its lock is held): not written again%s\n", cmd, path, last ? "" : ": trying after the next game");
-        return false;
-    }
-    out_file_t o;
-    uint32_t n = 0;
-    bool ok = out_file_open(&o, cmd, path);
-    if (ok) {
-        n = trec_write_games(r, o.f);
-        ok = out_file_commit(&o);
-    }
-    /* the new file under f's descriptor (f was flushed with its row, and
-     * appends: its position does not matter), so that f stays f */
-    int fd = ok ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-    /* the new file is this run's too (csv_lock), unless another run
-     * took it in the instant since it was renamed in */
-    bool held = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && dup2(fd, fileno(f)) >= 0;
-    if (!held) {
+    } else if (!held) {
         if (ok) fprintf(stderr, "ggp %s: cannot write %s: %s\n", cmd, path, strerror(errno));
         fprintf(stderr, "ggp %s: warning: %s was removed or replaced while this run appended to it, and could not be "
                         "written again%s\n", cmd, path, last ? "" : ": trying after the next game");
