@@ -1506,7 +1506,7 @@ static void descend(engine_t *e, uint32_t x, uint32_t rho, uint32_t reg)
     bool sparse = e->mu && sel_amaf(e->v->sel) && !p->K;
     bool nc = e->nc && !e->mu;
     /* x's slot while e->ctx is behind x (a cached descent), else NIL; a
-     * cached node is never terminal */
+     * terminal node's slot holds its goals (nc_put_terminal) */
     uint32_t vs = NIL;
     for (;;) {
         if (solved) return; /* exact: no playout below it (e->z has its values) */

@@ -113,9 +113,9 @@ static void test_sigint_during_load_stops_promptly(void **state)
     assert_int_equal(got, a.pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_true(secs < 10.0);
-    /* the load was still running, and the log says so to its last line
-     * (the process ends without returning: a load reads what the
-     * command's frame holds) */
+    /* the load was still running, and the log says so to its last line:
+     * the process now ends there without returning (a load reads what the
+     * command's frame holds), and loses nothing written before */
     char *text = tu_read_file(log);
     assert_non_null(text);
     assert_non_null(strstr(text, "stopping on signal"));

@@ -1356,6 +1356,11 @@ static void test_cache_same_search(void **state)
         same_with_cache(st_shared_game("connectFourSimultaneous.kif"), ENGINE_AUTO, "compete:playouts=1000,threads=1", 2,
                         true, 0);
         same_with_cache(st_shared_game("3pConnectFour.kif"), ENGINE_AUTO, "grave:playouts=1000", 3, true, 0);
+        /* terminal nodes' goals (nc_put_terminal): the solver stops short
+         * of them, so without it, recycled (ids handed out again) and on
+         * a simultaneous game */
+        same_with_cache(c4, ENGINE_AUTO, "compete:playouts=4000,threads=1,memory=1,solver=off", 2, true, 1);
+        same_with_cache(st_shared_game("connectFourSimultaneous.kif"), ENGINE_AUTO, "grave:playouts=1000", 2, true, 0);
         same_with_cache(c4, ENGINE_RULES, "compete:playouts=150,threads=1", 0, true, 0);
         same_with_cache("go5", ENGINE_AUTO, "grave:playouts=300", 2, false, 0);
     }
