@@ -59,9 +59,10 @@ typedef struct match {
      * match. The last joint move applied (the state thread's) and the
      * reply that followed it (under s->mu) let such a PLAY, whose joint
      * move is no longer legal, be answered as before. */
-    char **last_moves;
+    char **last_moves; /* written by the state thread under s->mu */
     uint32_t n_last_moves;
     char *last_reply;
+    bool replied; /* last_reply answers the state after last_moves */
 } match_t;
 
 /* A search on the search thread, from a snapshot the state thread took. */
@@ -324,19 +325,24 @@ static match_t *run_step(session_t *s, step_t *st)
     char err[300] = "";
     if (st->moves) ok = e->apply(m->em, st->moves, st->n_moves, err, sizeof err);
     if (st->moves && !ok) retry = same_moves(st->moves, st->n_moves, m->last_moves, m->n_last_moves);
-    if (st->moves && ok) { /* the state thread's alone */
-        for (uint32_t i = 0; i < m->n_last_moves; i++) free(m->last_moves[i]);
-        free(m->last_moves);
-        m->last_moves = xcalloc(st->n_moves ? st->n_moves : 1, sizeof *m->last_moves);
-        for (uint32_t i = 0; i < st->n_moves; i++) m->last_moves[i] = xstrdup(st->moves[i]);
-        m->n_last_moves = st->n_moves;
+    char **copy = NULL;
+    if (st->moves && ok) {
+        copy = xcalloc(st->n_moves ? st->n_moves : 1, sizeof *copy);
+        for (uint32_t i = 0; i < st->n_moves; i++) copy[i] = xstrdup(st->moves[i]);
     }
     bool terminal = e->is_terminal(m->em);
     int goal = st->want_goal ? e->goal(m->em) : 0;
     const char *fb = NULL;
     if (ok && !terminal && st->want_fallback) fb = e->random_move(m->em, &m->rng);
     pthread_mutex_lock(&s->mu);
-    if (st->moves && ok) m->steps++;
+    if (st->moves && ok) {
+        m->steps++;
+        for (uint32_t i = 0; i < m->n_last_moves; i++) free(m->last_moves[i]);
+        free(m->last_moves);
+        m->last_moves = copy;
+        m->n_last_moves = st->n_moves;
+        m->replied = false;
+    }
     st->bad = !ok && !retry;
     st->retry = retry;
     memcpy(st->err, err, sizeof err);
@@ -902,8 +908,11 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         snprintf(a->note, sizeof a->note, "no game: its rules did not load");
         return;
     }
-    /* A newer PLAY makes any search still running stale (§5.4). */
-    match_t *dead = cancel_jobs(s);
+    /* A newer PLAY makes any search still running stale (§5.4), unless it
+     * may be the last one sent again (its step tells): the search then
+     * still answers the first, whose reply the second waits for. */
+    bool again = !msg->moves_nil && same_moves(msg->moves, msg->n_moves, m->last_moves, m->n_last_moves);
+    match_t *dead = again ? NULL : cancel_jobs(s);
     uint64_t reply_ns = reply_at(s, arrival_ns, m->play_clock), cancels = s->cancels;
     step_t *st = post_step(s, m, 2);
     if (!msg->moves_nil) step_take_moves(st, msg);
@@ -912,8 +921,12 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
     wait_step(s, st, reply_ns);
     uint32_t n = m->steps;
     if (st->done && st->retry) {
-        set_answer(a, 200, m->last_reply ? m->last_reply : s->noop);
-        snprintf(a->note, sizeof a->note, "step %u: the joint move applied last, sent again: the same reply", n);
+        /* the first may still be searching: its reply, when it is sent */
+        while (!m->replied && wait_cv(s, reply_ns)) {
+        }
+        set_answer(a, 200, m->replied ? m->last_reply : m->guess ? m->guess : s->noop);
+        snprintf(a->note, sizeof a->note, "step %u: the joint move applied last, sent again: %s", n,
+                 m->replied ? "the same reply" : "the first not answered yet, a legal move");
     } else if (st->done && st->bad) {
         set_answerf(a, 400, "bad joint move: %s", st->err);
     } else if (st->done && !st->fallback) {
@@ -937,9 +950,11 @@ static void handle_play(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answe
         set_answer(a, 200, s->noop);
         snprintf(a->note, sizeof a->note, "step %u: state not computed in time and no legal move known: a guess", n);
     }
-    if (a->status == 200 && !st->retry && !(st->done && !st->fallback)) { /* a move: what a retry gets */
+    if (a->status == 200 && !st->retry && !(st->done && !st->fallback) && n == m->steps) { /* what a retry gets */
         free(m->last_reply);
         m->last_reply = xstrdup(a->text);
+        m->replied = true;
+        pthread_cond_broadcast(&s->cv);
     }
     if (!st->cancelled) post_ponder(s, m, cancels);
     match_t *dead2 = step_unref(e, st);
@@ -995,6 +1010,8 @@ static void handle_end(session_t *s, ggp_msg_t *msg, uint64_t arrival_ns, answer
             snprintf(a->note, sizeof a->note, "the last joint move was still being applied at the reply");
         else if (st->bad)
             snprintf(a->note, sizeof a->note, "bad last joint move: %.160s", st->err);
+        else if (st->retry)
+            snprintf(a->note, sizeof a->note, "the joint move applied last, sent again, after %u steps", m->steps);
         else if (st->terminal)
             snprintf(a->note, sizeof a->note, "final state after %u steps, our goal %d", m->steps, st->goal);
         else

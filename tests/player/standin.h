@@ -7,7 +7,9 @@
  * is a counter; every role may play noop, (inc 1) or (inc 2) (any case);
  * the joint move adds the increments; the game ends when the counter
  * reaches the limit. With (alternate) the roles take turns instead: at
- * step k, role k mod n plays (inc 1) or (inc 2) and the others noop. choose() searches "until" its deadline or stop flag
+ * step k, role k mod n plays (inc 1) or (inc 2) and the others noop; with
+ * (vary) a search answers (inc 2) from an odd counter, so that replies of
+ * consecutive states differ. choose() searches "until" its deadline or stop flag
  * (or search_ms, when set: a quick engine, so that tests of the normal
  * path can give long clocks and still run fast), or, with ignore_stop,
  * sleeps for overrun_ms past the deadline, to test the fallback move. It answers (inc 1). apply_ms, legal_ms and load_ms
@@ -46,7 +48,7 @@ struct engine_match {
     char roles[4][32];
     uint32_t n_roles, role;
     int total, limit;
-    bool alternate;
+    bool alternate, vary;
     uint32_t steps;
 };
 
@@ -78,6 +80,7 @@ static inline engine_match_t *standin_load(void *cfg, ggp_msg_t *start, FILE *lo
             m->n_roles++;
         }
         if (!strcmp(key, "alternate")) m->alternate = true;
+        if (!strcmp(key, "vary")) m->vary = true;
         long v;
         if (!strcmp(key, "limit") && f->is_list && f->n == 2 && symtab_int_value(start->syms, f->items[1]->sym, &v))
             m->limit = (int)v;
@@ -166,7 +169,7 @@ static inline const char *standin_choose(engine_match_t *m, void *snap, deadline
         if (atomic_load(stop)) atomic_fetch_add(&c->stopped, 1);
     }
     snprintf(info, info_len, "stand-in search from %d", *(int *)snap);
-    return "(inc 1)";
+    return m->vary && *(int *)snap % 2 ? "(inc 2)" : "(inc 1)";
 }
 
 static inline void standin_engine(match_engine_t *e, standin_cfg_t *cfg)

@@ -134,29 +134,30 @@ static void test_full_flow(void **state)
 /* A PLAY sent again (a manager retrying a request whose reply it lost)
  * carries the joint move already applied. Where that move is no longer
  * legal (turns: red's (inc 1) again at blue's turn) it is not applied
- * twice, and gets the reply it got; the match goes on in step. Where it is
- * legal again it is a move like any other. */
+ * twice and gets the reply the first got, with no search of its own; the
+ * match goes on in step. Where it is legal again it is a move like any
+ * other. (vary: the stand-in answers (inc 2) from an odd counter, so the
+ * reply of the state before differs.) */
 static void test_retried_play(void **state)
 {
     (void)state;
     fixture_t *f = fx_quick(800);
-    ask(f, "(start m.2 red ((role red) (role blue) (alternate) (limit 9)) 3 3)", 200);
-    ask(f, "(play m.2 nil)", 200);
-    const char *r = ask(f, "(play m.2 ((inc 1) noop))", 200);
-    char first[64];
-    snprintf(first, sizeof first, "%s", r);
-    assert_string_equal(ask(f, "(play m.2 ((inc 1) noop))", 200), first);
+    ask(f, "(start m.2 red ((role red) (role blue) (alternate) (vary) (limit 9)) 3 3)", 200);
+    assert_string_equal(ask(f, "(play m.2 nil)", 200), "(inc 1)");
+    assert_string_equal(ask(f, "(play m.2 ((inc 1) noop))", 200), "(inc 2)"); /* from 1 */
+    int searches = atomic_load(&f->cfg.searches);
+    assert_string_equal(ask(f, "(play m.2 ((inc 1) noop))", 200), "(inc 2)");
+    assert_int_equal(atomic_load(&f->cfg.searches), searches);
     /* blue's turn still: the state took red's move once */
-    assert_string_equal(ask(f, "(play m.2 (noop (inc 2)))", 200), "(inc 1)");
-    /* not the last joint move applied: refused as before */
-    r = ask(f, "(play m.2 (noop (inc 2)))", 200); /* the last one, at red's turn: a retry */
-    r = ask(f, "(play m.2 ((inc 2) (inc 2)))", 400);
+    assert_string_equal(ask(f, "(play m.2 (noop (inc 2)))", 200), "(inc 2)"); /* from 3 */
+    /* not the last joint move applied, and illegal: refused as before */
+    const char *r = ask(f, "(play m.2 ((inc 2) (inc 2)))", 400);
     assert_non_null(strstr(r, "not a legal move"));
     assert_string_equal(ask(f, "(stop m.2 ((inc 2) noop))", 200), "done");
     fflush(f->log);
     assert_non_null(strstr(f->log_text, "the joint move applied last, sent again: the same reply"));
     /* 1 + 2 + 2 = 5 of 9 after three steps: nothing applied twice */
-    assert_non_null(strstr(f->log_text, "after 3 steps"));
+    assert_non_null(strstr(f->log_text, "stopped after 3 steps"));
     fx_free(f);
 
     /* without turns the same joint move twice is two steps */
@@ -169,6 +170,52 @@ static void test_retried_play(void **state)
     fflush(f->log);
     assert_null(strstr(f->log_text, "sent again"));
     assert_non_null(strstr(f->log_text, "after 3 steps"));
+    fx_free(f);
+}
+
+typedef struct retry_arg {
+    fixture_t *f;
+    const char *msg;
+    char reply[64];
+    int status;
+    double ms;
+} retry_arg_t;
+
+static void *retry_thread(void *p) /* ask_ms's ring of buffers is the main thread's */
+{
+    retry_arg_t *ra = p;
+    char *reply = NULL;
+    uint64_t t0 = clock_now_ns();
+    ra->status = session_handle(ra->f->s, ra->msg, strlen(ra->msg), t0, &reply);
+    ra->ms = (double)(clock_now_ns() - t0) / 1e6;
+    snprintf(ra->reply, sizeof ra->reply, "%s", reply);
+    free(reply);
+    return NULL;
+}
+
+/* The same, sent again while the first is still searching: the second
+ * waits for the first's reply (not the state before's, nor a move of its
+ * own), and does not cut the first's search short. */
+static void test_retried_play_in_flight(void **state)
+{
+    (void)state;
+    fixture_t *f = fx_new(500, false, 0); /* searches run to the deadline: 1.5 s */
+    ask(f, "(start m.4 red ((role red) (role blue) (alternate) (vary) (limit 9)) 2 2)", 200);
+    assert_string_equal(ask(f, "(play m.4 nil)", 200), "(inc 1)");
+    retry_arg_t first = {.f = f, .msg = "(play m.4 ((inc 1) noop))"};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, retry_thread, &first), 0);
+    tu_sleep_ms(300); /* the first's step applied, its search running */
+    int st;
+    double ms;
+    const char *r = ask_ms(f, "(play m.4 ((inc 1) noop))", &st, &ms);
+    pthread_join(th, NULL);
+    assert_int_equal(first.status, 200);
+    assert_int_equal(st, 200);
+    assert_string_equal(first.reply, "(inc 2)");
+    assert_string_equal(r, "(inc 2)");
+    assert_int_equal(atomic_load(&f->cfg.stopped), 0); /* the first searched to its deadline */
+    assert_true(first.ms > 1000);
     fx_free(f);
 }
 
@@ -749,6 +796,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_flow),
         cmocka_unit_test(test_retried_play),
+        cmocka_unit_test(test_retried_play_in_flight),
         cmocka_unit_test(test_dresden_uppercase),
         cmocka_unit_test(test_one_match_at_a_time),
         cmocka_unit_test(test_rules_that_do_not_load),
