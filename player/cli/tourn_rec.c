@@ -734,7 +734,7 @@ uint32_t trec_write_games(const trec_t *r, FILE *out)
  * where an exclusive one would fail with EBADF and say nothing. */
 static bool csv_theirs(const char *path)
 {
-    int probe = open(path, O_RDONLY | O_CLOEXEC);
+    int probe = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* (a FIFO: no wait for a writer) */
     bool theirs = probe >= 0 && flock(probe, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     if (probe >= 0) close(probe);
     return theirs;
@@ -753,11 +753,17 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     out_file_t o;
     uint32_t n = 0;
     int fd = -1;
-    bool ok = out_file_open(&o, cmd, path), theirs = false;
+    /* a device or a FIFO now at path is not a record (and opening a FIFO
+     * nobody reads would block); another run's file is asked about before
+     * writing (each game would write the whole record aside) and again
+     * before the rename */
+    bool theirs = csv_theirs(path), ok = !theirs && !(stat(path, &there) == 0 && !S_ISREG(there.st_mode));
+    if (!ok && !theirs) fprintf(stderr, "ggp %s: cannot write %s: not a regular file\n", cmd, path);
+    if (ok) ok = out_file_open(&o, cmd, path);
     if (ok) {
         n = trec_write_games(r, o.f);
-        if (!o.tmp) errno = EINVAL; /* no longer a regular file: not a record */
-        fd = o.tmp ? dup(fileno(o.f)) : -1; /* the written file's own description, kept past the commit */
+        if (!o.tmp) errno = EINVAL; /* became a device meanwhile */
+        fd = o.tmp ? fcntl(fileno(o.f), F_DUPFD_CLOEXEC, 0) : -1; /* the file's own description, kept past the commit */
         ok = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
         theirs = ok && csv_theirs(path);
         if (ok && !theirs) {
@@ -770,7 +776,9 @@ bool trec_csv_reattach(const trec_t *r, const char *cmd, const char *path, FILE 
     }
     /* the new file under f's descriptor, appending, so that f stays f (f
      * was flushed with its row: its buffer is empty) */
-    bool held = ok && fcntl(fd, F_SETFL, O_APPEND) == 0 && dup2(fd, fileno(f)) >= 0;
+    int fl = ok ? fcntl(fd, F_GETFL) : -1;
+    bool held = fl >= 0 && fcntl(fd, F_SETFL, fl | O_APPEND) == 0 && dup2(fd, fileno(f)) >= 0;
+    if (held) (void)fcntl(fileno(f), F_SETFD, FD_CLOEXEC); /* as csv_lock opened it */
     if (theirs) {
         fprintf(stderr, "ggp %s: warning: %s was replaced while this run appended to it, and is in use by another run "
                         "(its lock is held): not written again%s\n", cmd, path, last ? "" : ": trying after the next game");

@@ -472,6 +472,24 @@ static void test_csv_replaced_while_running(void **state)
     free(kept);
     free(err);
     free(text);
+
+    /* replaced by a FIFO nobody reads: not a record, and opening it to
+     * write would block the run for good; it warns and ends, exit 2 */
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec timeout 120 %s %s --csv fifo.csv 2>fifo.err >fifo.out", dir, GGP_BIN,
+             args);
+    pid = tu_spawn(cmd);
+    text = tu_wait_lines(path("fifo.csv"), 3, 60000);
+    assert_non_null(text);
+    running = waitpid(pid, &st, WNOHANG) == 0;
+    assert_int_equal(unlink(path("fifo.csv")), 0);
+    assert_int_equal(mkfifo(path("fifo.csv"), 0644), 0);
+    if (running) assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == (running ? 2 : 0));
+    err = read_file("fifo.err");
+    if (running) assert_non_null(strstr(err, "fifo.csv: not a regular file"));
+    free(err);
+    free(text);
+    unlink(path("fifo.csv"));
 }
 
 /* Copy of file `from` with line `line` (1-based) replaced. */
