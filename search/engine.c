@@ -282,8 +282,8 @@ static uint32_t nc_put(engine_t *e, uint32_t x)
  * GRAVE without exploration walks its principal line to the game's end
  * again and again: on connectFour 41 of a simulation's 42 steps are tree
  * steps, and the last, into the terminal state, took the reasoner from
- * the cached state before it for one step and the goals, a fifth of the
- * search's time (issue 12, item 7). */
+ * the cached state before it for one step and the goals: 77% -> 85% of
+ * the raw playouts' rate with the slot (issue 12, item 7). */
 static void nc_put_terminal(engine_t *e, uint32_t x)
 {
     uint32_t s = nc_take(e, x, e->k);
