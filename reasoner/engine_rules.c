@@ -538,7 +538,7 @@ static game_t *compile_flags(const program_t *p, const game_options_t *opt, dead
 {
 again:;
     term_store_t *ts = ts_new();
-    rules_t *r = rules_compile_member(p, ts, d, flags, ms->rel, ms->n);
+    rules_t *r = rules_compile_member(p, ts, d, flags, ms);
     if (!r || (unless_like && same_demand(unless_like, r))) {
         if (r) rules_free(r);
         ts_free(ts);

@@ -20,6 +20,7 @@ game_options_t game_options_defaults(const game_options_t *opt)
     game_options_t o = opt ? *opt : (game_options_t){0};
     if (!o.ground_ms) o.ground_ms = 10000;
     if (!o.ground_mb) o.ground_mb = 2048;
+    if (!o.eliminate_after) o.eliminate_after = GAME_ELIMINATE_AFTER;
     /* Within a load budget, grounding takes at most half (its build up to
      * three quarters), the rules engine what is left (game_compile). */
     if (o.load_ms && o.ground_ms > o.load_ms / 2) o.ground_ms = o.load_ms / 2 ? o.load_ms / 2 : 1;

@@ -61,6 +61,11 @@ const char *game_engine_name(engine_kind_t k);
  * "native" is not one); false (out untouched) if s names none. */
 bool game_engine_parse(const char *s, engine_kind_t *out);
 
+/* game_options_t eliminate_after's default: chess-like games ground with
+ * fewer than 200,000 instances in any rule; gt_attrition's next rules make
+ * 10^6 each before elimination. */
+#define GAME_ELIMINATE_AFTER (1u << 19)
+
 typedef struct game_options {
     engine_kind_t engine;
     /* Grounding budget: beyond either, ENGINE_AUTO falls back to rules and
@@ -69,6 +74,11 @@ typedef struct game_options {
      * ground_ms from the start. */
     uint64_t ground_ms;        /* default 10000 */
     size_t ground_mb;          /* default 2048 */
+    /* Ground instances of one rule past which grounding starts again with
+     * the rules' body variables eliminated (rules.h, RULES_ELIMINATE): 0 =
+     * the default, GAME_ELIMINATE_AFTER; 1 = eliminated from the start;
+     * UINT32_MAX = never. */
+    uint64_t eliminate_after;
     /* Budget of the rules engine for the static relations (computed once,
      * in full): past it the game does not compile, instead of hanging on a
      * description whose static part is infinite in practice. 0 = 60000. */

@@ -89,6 +89,10 @@ typedef struct grounder {
     uint32_t n_dedup;
     size_t bytes, max_bytes;
     bool over;
+    /* instances per rule; past elim_after (0: no bound) grounding stops
+     * with over_rule set, to start again with variables eliminated */
+    uint32_t *rule_inst, elim_after, over_src;
+    bool over_rule;
     evaluator_t *ev;
 } grounder_t;
 
@@ -135,6 +139,13 @@ static void record(void *ud, const crule_t *c, const tid_t *vals, const uint32_t
     if (c->bridge || r->rels[c->head_rel].phase == PHASE_STATIC) return;
     uint32_t ri = (uint32_t)(c - r->rules);
     if (!dedup_insert(gr, ri, vals, c->n_vars)) return;
+    if (gr->elim_after && c->elim && ++gr->rule_inst[ri] > gr->elim_after && !gr->over) {
+        gr->over = gr->over_rule = true;
+        gr->over_src = c->src_off;
+        gr->ev->aborted = true;
+        gr->ev->blame_rel = c->head_rel;
+        gr->ev->blame_rule = c;
+    }
     XVEC_RESERVE(&gr->inst, &gr->cap_inst, gr->n_inst + 1);
     rec_inst_t *x = &gr->inst[gr->n_inst++];
     x->rule = ri;
@@ -196,6 +207,77 @@ static void grounder_free(grounder_t *gr)
     free(gr->negv);
     free(gr->vals);
     free(gr->dedup);
+    free(gr->rule_inst);
+}
+
+/* The try before one that eliminates a rule's variables: its static
+ * tuples tell rb_eliminate_vars which arguments the others fix
+ * (rules_member_set_t fd), kept while the rules are compiled again. */
+typedef struct fd_prev {
+    rules_t *r;
+    term_store_t *ts;
+    evaluator_t stat;
+    int8_t *known; /* per relation and argument (from off[rel]): 1 fixed, -1 not, 0 not measured */
+    uint32_t *off;
+} fd_prev_t;
+
+static void fd_prev_free(fd_prev_t *f)
+{
+    if (!f->r) return;
+    eval_free(&f->stat);
+    rules_free(f->r);
+    ts_free(f->ts);
+    free(f->known);
+    free(f->off);
+    *f = (fd_prev_t){0};
+}
+
+/* Whether the tuples of s agree at pos wherever they agree elsewhere. */
+static bool fd_measure(const relstore_t *s, uint32_t pos)
+{
+    if (s->n < 2) return true;
+    uint32_t ns = 1;
+    while (ns < 2 * s->n) ns <<= 1;
+    uint32_t *slot = xcalloc(ns, sizeof *slot); /* tuple index + 1 */
+    bool fixed = true;
+    for (uint32_t i = 0; i < s->n && fixed; i++) {
+        const tid_t *t = relstore_tuple(s, i);
+        uint64_t h = 0x9ae16a3b2f90404fULL;
+        for (uint32_t a = 0; a < s->arity; a++)
+            if (a != pos) h = (h ^ t[a]) * 0xff51afd7ed558ccdULL, h ^= h >> 33;
+        uint32_t j = (uint32_t)h & (ns - 1);
+        for (; slot[j]; j = (j + 1) & (ns - 1)) {
+            const tid_t *u = relstore_tuple(s, slot[j] - 1);
+            bool same = true;
+            for (uint32_t a = 0; a < s->arity && same; a++) same = a == pos || t[a] == u[a];
+            if (same) break;
+        }
+        if (!slot[j]) slot[j] = i + 1;
+        else fixed = relstore_tuple(s, slot[j] - 1)[pos] == t[pos];
+    }
+    free(slot);
+    return fixed;
+}
+
+static bool fd_fixed(void *ud, uint32_t rel, uint32_t pos)
+{
+    fd_prev_t *f = ud;
+    const rules_t *r = f->r;
+    if (!r || rel >= r->n_rels) return false;
+    const crel_t *R = &r->rels[rel];
+    /* only a relation computed in full */
+    if (R->phase != PHASE_STATIC || R->demand || R->tabled || R->replaced || R->member || pos >= R->arity ||
+        !f->stat.store[rel])
+        return false;
+    if (!f->off) {
+        f->off = xmalloc(((size_t)r->n_rels + 1) * sizeof *f->off);
+        f->off[0] = 0;
+        for (uint32_t i = 0; i < r->n_rels; i++) f->off[i + 1] = f->off[i] + r->rels[i].arity;
+        f->known = xcalloc(f->off[r->n_rels] ? f->off[r->n_rels] : 1, sizeof *f->known);
+    }
+    int8_t *k = &f->known[f->off[rel] + pos];
+    if (!*k) *k = fd_measure(f->stat.store[rel], pos) ? 1 : -1;
+    return *k > 0;
 }
 
 static const game_vtbl_t propnet_vtbl;
@@ -218,6 +300,14 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
      * (crel_t member): compiled again with them asked on demand, whatever
      * their estimated size (issue 13 item 4). */
     rules_member_set_t member = {0};
+    /* Bucket elimination (rb_eliminate_vars) changes the network, and
+     * where a variable has one value per value of the others (a successor)
+     * it only adds gates (racer: twice the gates, half the playouts), so
+     * it is only used on the rules seen to explode: past eliminate_after
+     * instances of one rule that it would rewrite, grounding starts again
+     * with that rule's variables eliminated. */
+    bool eliminate = opt->eliminate_after == 1;
+    fd_prev_t prev = {0};
 again:;
     term_store_t *ts = ts_new();
     /* The first error of normalising, for the reason (the rules engine
@@ -227,7 +317,9 @@ again:;
     quiet.out = errs;
     quiet.max_errors = 1;
     quiet.show_source = false;
-    rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED, member.rel, member.n);
+    rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED | (eliminate ? RULES_ELIMINATE : 0), &member);
+    fd_prev_free(&prev);
+    member.fd = NULL;
     if (errs) fclose(errs);
     quiet.out = NULL;
     if (!r) {
@@ -255,7 +347,6 @@ again:;
         ts_free(ts);
         goto again;
     }
-    rules_member_free(&member);
     eval_init(&rel, r, ts, stat.own);
     rel.relaxed = true;
     rel.deadline = budget;
@@ -263,9 +354,22 @@ again:;
     rel.mem_limit = stat.mem < (opt->ground_mb << 20) ? (opt->ground_mb << 20) - stat.mem : 1;
     rel.progress = opt->progress;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
+    if (!eliminate && opt->eliminate_after != UINT32_MAX) {
+        gr.elim_after = (uint32_t)opt->eliminate_after;
+        gr.rule_inst = xcalloc(r->n_rules ? r->n_rules : 1, sizeof *gr.rule_inst);
+    }
     rel.emit = record;
     rel.emit_ud = &gr;
     bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
+    if (!ok && gr.over_rule && !ts->full && rules_elim_add(&member, gr.over_src)) {
+        grounder_free(&gr);
+        eval_free(&rel);
+        prev = (fd_prev_t){.r = r, .ts = ts, .stat = stat};
+        member.fd = fd_fixed;
+        member.fd_ud = &prev;
+        goto again;
+    }
+    rules_member_free(&member);
     if (!ok) {
         const evaluator_t *at = static_ok ? &rel : &stat;
         char name[160], rule[256] = "", where[480] = "";

@@ -81,7 +81,7 @@ static void add_bridge(builder_t *b, uint32_t head_rel, uint32_t body_rel)
 
 rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags)
 {
-    return rules_compile_member(p, ts, d, flags, NULL, 0);
+    return rules_compile_member(p, ts, d, flags, NULL);
 }
 
 bool rules_member_add(rules_member_set_t *ms, uint32_t rel)
@@ -93,8 +93,22 @@ bool rules_member_add(rules_member_set_t *ms, uint32_t rel)
     return true;
 }
 
+bool rules_elim_add(rules_member_set_t *ms, uint32_t src_off)
+{
+    for (uint32_t i = 0; i < ms->n_elim; i++)
+        if (ms->elim_src[i] == src_off) return ms->elim_level[i] < 2 && ++ms->elim_level[i];
+    uint32_t cap = ms->cap_elim;
+    XVEC_RESERVE(&ms->elim_src, &ms->cap_elim, ms->n_elim + 1);
+    XVEC_RESERVE(&ms->elim_level, &cap, ms->n_elim + 1);
+    ms->elim_src[ms->n_elim] = src_off;
+    ms->elim_level[ms->n_elim++] = 1;
+    return true;
+}
+
 void rules_member_free(rules_member_set_t *ms)
 {
+    free(ms->elim_src);
+    free(ms->elim_level);
     free(ms->rel);
     *ms = (rules_member_set_t){0};
 }
@@ -102,14 +116,24 @@ void rules_member_free(rules_member_set_t *ms)
 /* The most rules the rules with 'or's of a program may expand into. */
 #define RULES_EXPAND_MAX (1u << 20)
 
-rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
-                              uint32_t n_member)
+rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags,
+                              const rules_member_set_t *ms)
 {
     rules_t *r = xcalloc(1, sizeof *r);
     r->ts = ts;
     r->syms = p->syms;
     r->arena = arena_new(1 << 16);
-    builder_t b = {.r = r, .p = p, .d = d, .force_member = member, .n_force_member = n_member};
+    builder_t b = {.r = r, .p = p, .d = d};
+    if (ms) {
+        b.force_member = ms->rel;
+        b.n_force_member = ms->n;
+        b.elim_src = ms->elim_src;
+        b.elim_level = ms->elim_level;
+        b.n_elim_src = ms->n_elim;
+        b.fd = ms->fd;
+        b.fd_ud = ms->fd_ud;
+    }
+    b.elim_all = (flags & RULES_ELIMINATE) != 0;
     r->relaxed = (flags & RULES_RELAXED) != 0;
     /* Keyword relations first, so that they exist even when unused. */
     r->rel_role = rb_rel_of(&b, SYM_ROLE, 1);
@@ -160,6 +184,7 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
     b.index_cap = 0;
     if (b.errors == 0) rb_split_components(&b);
     if (b.errors == 0) rb_project_local_vars(&b);
+    if (b.errors == 0 && r->relaxed) rb_eliminate_vars(&b);
     rb_compute_phases(r, b.rules, b.n_rules);
     if (flags & RULES_RELAXED) {
         add_bridge(&b, r->rel_true, r->rel_init);

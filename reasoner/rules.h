@@ -80,6 +80,8 @@ typedef struct crule {
     uint32_t scc;       /* component index in evaluation order */
     bool recursive;     /* its component is cyclic */
     bool bridge;        /* a RULES_RELAXED bridge rule */
+    bool elim;          /* rb_eliminate_vars would rewrite it (RULES_RELAXED;
+                         * false once it has been) */
     uint32_t src_off;   /* source offset of the original rule */
     uint32_t seq;       /* creation order, to keep sorting deterministic */
 } crule_t;
@@ -198,28 +200,52 @@ typedef struct rules {
  * and keeps the one that does less counted work on a fixed-seed probe
  * (engine_rules.c). */
 #define RULES_PARTIAL 8u
+/* Bucket elimination of body variables into auxiliary relations
+ * (rb_eliminate_vars in rules_normalise.c): the propnet grounder's second
+ * try when one rule's ground instances explode (gt_attrition's scores,
+ * gt_two_thirds' sums of four guesses). */
+#define RULES_ELIMINATE 16u
 
 /* Normalise p. Returns NULL after reporting to d if the program cannot be
  * evaluated (unsafe rule, unstratifiable negation, ...). */
 rules_t *rules_compile(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags);
-/* rules_compile, with the relations member[0..n_member) (ids of p's own
+struct rules_member_set;
+/* rules_compile, with the relations ms->rel[0..ms->n) (ids of p's own
  * relations from a previous rules_compile of p, with any flags: those ids
  * are given before tabling and demand add relations of their own) treated as membership relations whatever their
  * estimated size, when every rule can ask them with all their arguments
- * bound (RULES_MEMBER_BIG, crel_t member). */
-rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags, const uint32_t *member,
-                              uint32_t n_member);
+ * bound (RULES_MEMBER_BIG, crel_t member), and the rules of ms->elim_src
+ * with their variables eliminated. ms may be NULL. */
+rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags,
+                              const struct rules_member_set *ms);
 /* The relations an engine found too big to compute in full for membership
  * tests, compile after compile of one program (both engines retry the same
  * way: a relation blamed, the program compiled again with it on demand). */
 typedef struct rules_member_set {
     uint32_t *rel;
     uint32_t n, cap;
+    /* RULES_RELAXED: the source offsets (crule_t src_off) of the rules
+     * whose body variables are eliminated (rb_eliminate_vars), found
+     * exploding by the grounder (propnet.c) */
+    uint32_t *elim_src;
+    uint8_t *elim_level; /* per elim_src: 1 the variables fd leaves, 2 all */
+    uint32_t n_elim, cap_elim;
+    /* Whether argument pos of the static relation rel (an id of the
+     * earlier compile's own relations) is a function of its other
+     * arguments, measured on that compile's tuples; NULL: unknown.
+     * rb_eliminate_vars leaves a variable that a static literal fixes
+     * (racer's (add ?px ?ndx ?x): ?px is ?x - ?ndx): eliminating it
+     * removes no instance and splits gates the circuit would share. */
+    bool (*fd)(void *ud, uint32_t rel, uint32_t pos);
+    void *fd_ud;
 } rules_member_set_t;
 /* Add rel to ms; false when it is there already: compiled on demand, it
  * cannot have been measured again, so a second blame is not the same
  * overflow and compiling again would loop forever. */
 bool rules_member_add(rules_member_set_t *ms, uint32_t rel);
+/* Add a rule's source offset to ms's elim_src at level 1, or raise it to
+ * level 2; false when it is at level 2 already. */
+bool rules_elim_add(rules_member_set_t *ms, uint32_t src_off);
 void rules_member_free(rules_member_set_t *ms);
 void rules_free(rules_t *r);
 /* Find a relation by name and arity (REL_NONE if absent). */

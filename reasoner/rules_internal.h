@@ -3,7 +3,8 @@
  *
  * rules_compile (rules.c) runs the stages in order: normalise
  * (rules_normalise.c: `or` expanded, (not (distinct)) unified, join
- * decomposition, local variables projected out, phases, rules ordered by
+ * decomposition, local variables projected out, the variables of the
+ * rules the grounder found exploding eliminated, phases, rules ordered by
  * the components of their dependency graph), each body planned
  * (rules_plan.c, also the size estimates), then goal-directed evaluation:
  * tabling (rules_tabling.c) and demand (rules_demand.c). The functions
@@ -51,6 +52,14 @@ typedef struct builder {
     /* membership relations whatever their estimate (rules_compile_member) */
     const uint32_t *force_member;
     uint32_t n_force_member;
+    /* rules whose variables are eliminated (rb_eliminate_vars): those of
+     * these source offsets, or all */
+    const uint32_t *elim_src;
+    const uint8_t *elim_level;
+    uint32_t n_elim_src;
+    bool elim_all;
+    bool (*fd)(void *ud, uint32_t rel, uint32_t pos); /* rules_member_set_t fd */
+    void *fd_ud;
 } builder_t;
 
 typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;
@@ -74,6 +83,7 @@ uint32_t rb_rel_of(builder_t *b, sym_t name, uint32_t arity);
 void rb_expand(builder_t *b, const rule_t *src, uint32_t i, flat_t *f);
 void rb_split_components(builder_t *b);
 void rb_project_local_vars(builder_t *b);
+void rb_eliminate_vars(builder_t *b);
 void rb_compute_phases(rules_t *r, const crule_t *rules, uint32_t n);
 /* Components in evaluation order (false: negation inside a cycle). */
 bool rb_order_rules(builder_t *b);

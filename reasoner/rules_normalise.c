@@ -1,6 +1,7 @@
 /* rules_normalise.c - a GDL program as normalised rules (see
  * rules_internal.h): patterns from terms, `or` expanded, (not (distinct))
- * unified, join decomposition and projection of local variables, phases,
+ * unified, join decomposition and projection of local variables, bucket
+ * elimination of the variables of chosen rules (the grounder's), phases,
  * and the rules ordered by the components of their dependency graph. */
 #include "reasoner/rules_internal.h"
 
@@ -539,6 +540,172 @@ void rb_project_local_vars(builder_t *b)
         }
         if (!changed) continue;
         renumber_and_plan(b, &c);
+        b->rules[i] = c;
+    }
+}
+
+/* ------------------------------------------------- variable elimination */
+
+/* Bucket elimination of a rule's body variables (RULES_ELIMINATE): a
+ * variable v that is not in the head matters to the rest of the rule only
+ * through the literals that mention it (its bucket), so those become one
+ * auxiliary relation over their other variables:
+ *     (next (whiteScore ?xNext)) <= (true (whiteScore ?x))
+ *         (does white (bid ?x1)) (does black (bid ?y1)) (min ?x1 ?y1 ?m) ...
+ * gets aux(?y1 ?m) <= (does white (bid ?x1)) (min ?x1 ?y1 ?m), then
+ * ?y1's bucket aux2(?m) <= (does black (bid ?y1)) aux(?y1 ?m), and so on:
+ * the ground rule no longer multiplies out every bid of both players with
+ * every score (gt_attrition: 10^6 instances of that rule), only pairs. The
+ * variable with the fewest other variables in its bucket goes first (the
+ * min-degree order of the classic algorithm, Dechter 1999); a bucket that
+ * is the whole body, that holds every variable of the rule, or whose aux
+ * rule would be unsafe is left. It is the same meaning (an existential
+ * pushed inward), but more, smaller gates where a variable has one value
+ * per value of the others (a successor), so the propnet grounder only
+ * compiles with it when a rule's instances explode (propnet.c). */
+/* Whether some positive literal of the bucket (literals k with
+ * occ[k * nv + v]) has v as a whole argument that its static relation
+ * fixes given the other arguments (rules_member_set_t fd). Relations from
+ * n_known on are this compile's own auxiliaries: unknown. */
+static bool var_fixed(const builder_t *b, const crule_t *c, const bool *occ, uint32_t nv, uint32_t v, uint32_t n_known)
+{
+    if (!b->fd) return false;
+    const rules_t *r = b->r;
+    for (uint32_t k = 0; k < c->n_body; k++) {
+        const clit_t *l = &c->body[k];
+        if (!occ[(size_t)k * nv + v] || l->kind != CL_POS || l->rel >= n_known) continue;
+        uint32_t ar = r->rels[l->rel].arity, *cnt = xcalloc(nv, sizeof *cnt);
+        lit_count_vars(r, l, cnt);
+        bool fixed = false;
+        for (uint32_t a = 0; a < ar && !fixed; a++)
+            fixed = l->args[a]->kind == PAT_VAR && l->args[a]->var == v && cnt[v] == 1 && b->fd(b->fd_ud, l->rel, a);
+        free(cnt);
+        if (fixed) return true;
+    }
+    return false;
+}
+
+void rb_eliminate_vars(builder_t *b)
+{
+    rules_t *r = b->r;
+    uint32_t n = b->n_rules, n_known = r->n_rels;
+    for (uint32_t i = 0; i < n; i++) {
+        crule_t c = b->rules[i]; /* b->rules may move as aux rules are added */
+        if (c.bridge) continue;
+        unsigned level = b->elim_all ? 2 : 0;
+        for (uint32_t j = 0; j < b->n_elim_src && !level; j++)
+            if (b->elim_src[j] == c.src_off) level = b->elim_level[j];
+        bool apply = level > 0;
+        bool elim = false;
+        bool *tried = NULL;
+        while (c.n_body >= 3) {
+            uint32_t nv = c.n_vars ? c.n_vars : 1, nb = c.n_body;
+            uint32_t *in_head = xcalloc(nv, sizeof *in_head), *cnt = xcalloc(nv, sizeof *cnt);
+            bool *occ = xcalloc((size_t)nb * nv, sizeof *occ), *used = xcalloc(nv, sizeof *used);
+            if (!tried) tried = xcalloc(nv, sizeof *tried);
+            for (uint32_t a = 0; a < r->rels[c.head_rel].arity; a++) count_vars(c.head[a], in_head);
+            for (uint32_t k = 0; k < nb; k++) {
+                memset(cnt, 0, nv * sizeof *cnt);
+                lit_count_vars(r, &c.body[k], cnt);
+                for (uint32_t v = 0; v < c.n_vars; v++) occ[(size_t)k * nv + v] = cnt[v] != 0;
+            }
+            uint32_t n_used = 0;
+            for (uint32_t v = 0; v < c.n_vars; v++) {
+                used[v] = in_head[v] != 0;
+                for (uint32_t k = 0; k < nb && !used[v]; k++) used[v] = occ[(size_t)k * nv + v];
+                n_used += used[v];
+            }
+            uint32_t best = UINT32_MAX, best_deg = UINT32_MAX;
+            bool more = false; /* some variable fd left */
+            for (uint32_t v = 0; v < c.n_vars; v++) {
+                if (in_head[v] || !used[v] || tried[v]) continue;
+                uint32_t size = 0, n_pos = 0, deg = 0;
+                memset(cnt, 0, nv * sizeof *cnt);
+                for (uint32_t k = 0; k < nb; k++)
+                    if (occ[(size_t)k * nv + v]) {
+                        size++;
+                        n_pos += c.body[k].kind == CL_POS;
+                        for (uint32_t w = 0; w < c.n_vars; w++) cnt[w] |= occ[(size_t)k * nv + w];
+                    }
+                for (uint32_t w = 0; w < c.n_vars; w++) deg += cnt[w] != 0;
+                if (size < 2 || size == nb || n_pos == 0 || deg == n_used) continue;
+                if (level == 1 && var_fixed(b, &c, occ, nv, v, n_known)) {
+                    more = true;
+                    continue;
+                }
+                if (deg - 1 < best_deg) {
+                    best = v;
+                    best_deg = deg - 1;
+                }
+            }
+            bool done = best == UINT32_MAX || !apply;
+            /* whether a try at the next level could rewrite it (its aux
+             * rules' safety aside) */
+            if (done) elim = !apply ? best != UINT32_MAX : level == 1 && more;
+            if (!done) {
+                /* aux(S) <= bucket, S the bucket's other variables in order */
+                uint32_t *map = xmalloc(nv * sizeof *map), *inv = xmalloc(nv * sizeof *inv), n_keep = 0;
+                memset(cnt, 0, nv * sizeof *cnt);
+                uint32_t size = 0;
+                for (uint32_t k = 0; k < nb; k++)
+                    if (occ[(size_t)k * nv + best]) {
+                        size++;
+                        for (uint32_t w = 0; w < c.n_vars; w++) cnt[w] |= occ[(size_t)k * nv + w];
+                    }
+                for (uint32_t w = 0; w < c.n_vars; w++)
+                    if (cnt[w] && w != best) {
+                        inv[n_keep] = w;
+                        map[w] = n_keep++;
+                    }
+                map[best] = n_keep;
+                crule_t a = {.n_vars = n_keep + 1, .src_off = c.src_off};
+                a.head = var_pats(r, n_keep, NULL);
+                a.body = arena_calloc(r->arena, size, sizeof *a.body);
+                for (uint32_t k = 0; k < nb; k++)
+                    if (occ[(size_t)k * nv + best]) {
+                        a.body[a.n_body] = c.body[k];
+                        remap_lit(b, &a.body[a.n_body++], map);
+                    }
+                XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+                a.head_rel = r->n_rels;
+                if (!rb_plan_order(b, &a, UINT32_MAX, &a.plan)) {
+                    tried[best] = true; /* unsafe on its own: try another */
+                } else {
+                    r->n_rels++;
+                    a.seq = b->n_rules;
+                    XVEC_RESERVE(&b->rules, &b->cap_rules, b->n_rules + 1);
+                    b->rules[b->n_rules++] = a;
+                    /* the bucket becomes aux(S), where its first literal was */
+                    clit_t *body = arena_calloc(r->arena, nb - size + 1, sizeof *body);
+                    uint32_t m = 0;
+                    bool placed = false;
+                    for (uint32_t k = 0; k < nb; k++) {
+                        if (!occ[(size_t)k * nv + best]) {
+                            body[m++] = c.body[k];
+                        } else if (!placed) {
+                            body[m] = (clit_t){.kind = CL_POS, .rel = a.head_rel};
+                            body[m++].args = var_pats(r, n_keep, inv);
+                            placed = true;
+                        }
+                    }
+                    c.body = body;
+                    c.n_body = m;
+                    renumber_and_plan(b, &c); /* variables renumbered: */
+                    free(tried);
+                    tried = NULL;
+                }
+                free(map);
+                free(inv);
+            }
+            free(in_head);
+            free(cnt);
+            free(occ);
+            free(used);
+            if (done) break;
+        }
+        free(tried);
+        c.elim = elim;
         b->rules[i] = c;
     }
 }

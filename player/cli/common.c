@@ -64,6 +64,7 @@ bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, co
         CLI_OPT_FLAG("--quiet", "-q", &opts->quiet),
         CLI_OPT_ENGINE(&opts->engine),
         CLI_OPT_U64("--ground-ms", &opts->ground_ms, 1, UINT32_MAX),
+        CLI_OPT_U64("--eliminate-after", &opts->eliminate_after, 1, UINT32_MAX),
         CLI_OPT_BUDGETS(opts),
     };
     size_t n_common = sizeof common / sizeof common[0];

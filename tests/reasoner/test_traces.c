@@ -2,7 +2,8 @@
  * (`ggp replay`, run as a program) with one engine: auto here;
  * test_traces_rules.c and test_traces_propnet.c include this file with
  * TRACES_ENGINE set, so each engine is its own ctest test (and the three can
- * run side by side).
+ * run side by side); test_traces_eliminate.c is the propnet with every
+ * rule's variables eliminated (TRACES_EXTRA_ARGS).
  *
  * auto and rules must match every trace. propnet must match every game it
  * grounds; a game whose propnet compile fails (grounding budget) is listed,
@@ -24,6 +25,10 @@
 
 #ifndef TRACES_ENGINE
 #define TRACES_ENGINE ENGINE_AUTO
+#endif
+/* More options of `ggp replay` (test_traces_eliminate.c). */
+#ifndef TRACES_EXTRA_ARGS
+#define TRACES_EXTRA_ARGS ""
 #endif
 
 /* Seconds allowed to one trace; past it the trace is incomplete. */
@@ -156,12 +161,13 @@ static void test_replay_all(void **state)
             strcat(strcat(slow_games, " "), g[i].game);
             continue;
         }
-        size_t cmd_len = 256 + strlen(GGP_BIN) + strlen(games) + strlen(g[i].game);
+        size_t cmd_len = 256 + strlen(TRACES_EXTRA_ARGS) + strlen(GGP_BIN) + strlen(games) + strlen(g[i].game);
         for (size_t j = 0; j < g[i].n; j++) cmd_len += strlen(traces) + strlen(g[i].files[j]) + 2;
         char *cmd = malloc(cmd_len);
         unsigned long timeout = limit ? TRACES_GAME_TIMEOUT + limit * g[i].n : 3600;
-        int off = snprintf(cmd, cmd_len, "timeout %lu %s replay --quiet --engine %s --ground-ms %d --time-limit %lu %s/%s.kif",
-                           timeout, GGP_BIN, engine, TRACES_GROUND_MS, limit, games, g[i].game);
+        int off = snprintf(cmd, cmd_len,
+                           "timeout %lu %s replay --quiet --engine %s --ground-ms %d --time-limit %lu%s %s/%s.kif",
+                           timeout, GGP_BIN, engine, TRACES_GROUND_MS, limit, TRACES_EXTRA_ARGS, games, g[i].game);
         for (size_t j = 0; j < g[i].n; j++)
             off += snprintf(cmd + off, cmd_len - (size_t)off, " %s/%s", traces, g[i].files[j]);
         double t0 = now_s();
