@@ -85,7 +85,7 @@ typedef struct grounder {
     uint32_t n_negv, cap_negv;
     tid_t *vals;
     uint32_t n_vals, cap_vals;
-    uint32_t *dedup; /* instance index + 1 */
+    uint64_t *dedup; /* dedup_insert's slots */
     uint32_t n_dedup;
     size_t bytes, max_bytes;
     bool over;
@@ -104,31 +104,40 @@ static uint64_t inst_hash(uint32_t rule, const tid_t *vals, uint32_t n)
         h *= 0xff51afd7ed558ccdULL;
         h ^= h >> 33;
     }
-    return h;
+    h *= 0xbf58476d1ce4e5b9ULL; /* the high half is the slot and the tag */
+    return h ^ (h >> 31);
 }
 
+/* Instances seen (a rule's firing with the same values is recorded once):
+ * slots hold the hash's high half << 32 | instance index + 1, so that a
+ * probe compares values only on an equal tag, and growing the table
+ * hashes nothing again (ruleDepthExponential's 3 million instances spent
+ * a third of grounding in the probes' memcmp and the rehash). */
 static bool dedup_insert(grounder_t *gr, uint32_t rule, const tid_t *vals, uint32_t nv)
 {
     if ((gr->n_inst + 1) * 2 > gr->n_dedup) {
         uint32_t ns = gr->n_dedup ? gr->n_dedup * 2 : 1024;
-        uint32_t *d = xcalloc(ns, sizeof *d);
-        for (uint32_t i = 0; i < gr->n_inst; i++) {
-            const rec_inst_t *x = &gr->inst[i];
-            uint32_t j = (uint32_t)inst_hash(x->rule, gr->vals + x->vals_off, gr->r->rules[x->rule].n_vars) & (ns - 1);
+        uint64_t *d = xcalloc(ns, sizeof *d);
+        for (uint32_t i = 0; i < gr->n_dedup; i++) {
+            uint64_t e = gr->dedup[i];
+            if (!e) continue;
+            uint32_t j = (uint32_t)(e >> 32) & (ns - 1);
             while (d[j]) j = (j + 1) & (ns - 1);
-            d[j] = i + 1;
+            d[j] = e;
         }
         free(gr->dedup);
         gr->dedup = d;
         gr->n_dedup = ns;
         gr->bytes += ns * sizeof *d / 2;
     }
-    uint32_t mask = gr->n_dedup - 1, j = (uint32_t)inst_hash(rule, vals, nv) & mask;
+    uint64_t tag = inst_hash(rule, vals, nv) >> 32;
+    uint32_t mask = gr->n_dedup - 1, j = (uint32_t)tag & mask;
     for (; gr->dedup[j]; j = (j + 1) & mask) {
-        const rec_inst_t *x = &gr->inst[gr->dedup[j] - 1];
+        if (gr->dedup[j] >> 32 != tag) continue;
+        const rec_inst_t *x = &gr->inst[(uint32_t)gr->dedup[j] - 1];
         if (x->rule == rule && (nv == 0 || !memcmp(gr->vals + x->vals_off, vals, nv * sizeof *vals))) return false;
     }
-    gr->dedup[j] = gr->n_inst + 1;
+    gr->dedup[j] = tag << 32 | (gr->n_inst + 1);
     return true;
 }
 
