@@ -678,13 +678,17 @@ game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag
     return pg;
 }
 
-bool rules_need_tabling(const program_t *p)
+bool rules_need_tabling(const program_t *p, char *rel, size_t len)
 {
     diag_t quiet;
     diag_init(&quiet, NULL);
     term_store_t *ts = ts_new();
     rules_t *r = rules_compile(p, ts, &quiet, RULES_DEMAND);
     bool tab = r && r->infinite;
+    if (tab) {
+        const crel_t *R = &r->rels[r->infinite_rel];
+        snprintf(rel, len, "%s/%u", symtab_spelling(r->syms, R->name), R->arity);
+    }
     if (r) rules_free(r);
     ts_free(ts);
     return tab;

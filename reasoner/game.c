@@ -29,8 +29,9 @@ game_options_t game_options_defaults(const game_options_t *opt)
 
 game_t *propnet_try(const program_t *p, const game_options_t *o, char *reason, size_t reason_len)
 {
-    if (o->engine == ENGINE_AUTO && rules_need_tabling(p)) {
-        snprintf(reason, reason_len, "some relations are infinite bottom-up (they need goal-directed evaluation)");
+    char rel[128];
+    if (rules_need_tabling(p, rel, sizeof rel)) {
+        snprintf(reason, reason_len, "relation '%s' is infinite bottom-up (it needs goal-directed evaluation)", rel);
         return NULL;
     }
     game_t *g = propnet_compile(p, o, NULL, reason, reason_len);

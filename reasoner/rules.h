@@ -135,6 +135,7 @@ typedef struct rules {
     /* Some relation is goal-directed because it is infinite or astronomic
      * bottom-up (not only a membership relation): no grounding. */
     bool infinite;
+    uint32_t infinite_rel; /* the first of them (with infinite) */
     idx_spec_t *specs;  /* every index some plan uses */
     uint32_t n_specs, cap_specs;
     arena_t *arena;

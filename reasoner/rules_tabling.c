@@ -247,7 +247,10 @@ void rb_compute_tabling(builder_t *b)
         const crule_t *c = &b->rules[i];
         uint32_t h = c->head_rel;
         if (tab[h] || rb_is_keyword_rel(r, h) || r->rels[h].arity == 0 || r->rels[h].arity > 32) continue;
-        if (rule_grows(b, c) || (r->rels[h].phase == PHASE_STATIC && est[h] > RULES_HUGE)) any = tab[h] = true;
+        if (rule_grows(b, c) || (r->rels[h].phase == PHASE_STATIC && est[h] > RULES_HUGE)) {
+            if (!any) r->infinite_rel = h;
+            any = tab[h] = true;
+        }
     }
     r->infinite = any;
     any |= membership_tabling(b, tab, est);

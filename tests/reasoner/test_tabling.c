@@ -282,6 +282,28 @@ static void test_auto_skips_grounding(void **state)
     free(text);
 }
 
+/* ENGINE_PROPNET cannot ground it either: it fails at once, naming the
+ * relation (it used to ground until its budget, here a minute). */
+static void test_propnet_says_why(void **state)
+{
+    (void)state;
+    tu_rules_t l;
+    char *text = list_game_text();
+    tu_rules_text("list.kif", text, &l);
+    tu_diag_t td;
+    tu_diag_open(&td);
+    game_options_t opt = {.engine = ENGINE_PROPNET, .ground_ms = 60000, .ground_mb = 64};
+    game_t *g = game_compile(l.prog, &opt, &td.d);
+    assert_null(g);
+    const char *want = "cannot build a propositional network: relation '";
+    const char *at = strstr(tu_diag_text(&td), want);
+    if (!at || !strstr(at, "' is infinite bottom-up (it needs goal-directed evaluation)"))
+        fail_msg("expected '%s...' in: %s", want, tu_diag_text(&td));
+    tu_diag_close(&td);
+    tu_rules_free(&l);
+    free(text);
+}
+
 static void test_cycle_reaches_fixpoint(void **state)
 {
     (void)state;
@@ -408,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_list_relations_are_tabled),
         cmocka_unit_test(test_list_game_plays),
         cmocka_unit_test(test_auto_skips_grounding),
+        cmocka_unit_test(test_propnet_says_why),
         cmocka_unit_test(test_cycle_reaches_fixpoint),
         cmocka_unit_test(test_huge_program_fails_cleanly),
         cmocka_unit_test(test_deep_calls_fall_back),
