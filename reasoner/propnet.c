@@ -221,21 +221,30 @@ static void grounder_free(grounder_t *gr)
 
 /* The try before one that eliminates a rule's variables: its static
  * tuples tell rb_eliminate_vars which arguments the others fix
- * (rules_member_set_t fd), kept while the rules are compiled again. */
+ * (rules_member_set_t fd), kept while the rules are compiled again; then
+ * only the answers it gave are kept, for a compile again after a
+ * membership relation is found (the same rules ask the same questions). */
 typedef struct fd_prev {
-    rules_t *r;
+    rules_t *r; /* NULL once the tuples are dropped */
     term_store_t *ts;
     evaluator_t stat;
     int8_t *known; /* per relation and argument (from off[rel]): 1 fixed, -1 not, 0 not measured */
-    uint32_t *off;
+    uint32_t *off, n_rels;
 } fd_prev_t;
 
-static void fd_prev_free(fd_prev_t *f)
+static void fd_prev_drop_tuples(fd_prev_t *f)
 {
     if (!f->r) return;
     eval_free(&f->stat);
     rules_free(f->r);
     ts_free(f->ts);
+    f->r = NULL;
+    f->ts = NULL;
+}
+
+static void fd_prev_free(fd_prev_t *f)
+{
+    fd_prev_drop_tuples(f);
     free(f->known);
     free(f->off);
     *f = (fd_prev_t){0};
@@ -272,13 +281,15 @@ static bool fd_fixed(void *ud, uint32_t rel, uint32_t pos)
 {
     fd_prev_t *f = ud;
     const rules_t *r = f->r;
-    if (!r || rel >= r->n_rels) return false;
+    if (!r) return f->known && rel < f->n_rels && pos < f->off[rel + 1] - f->off[rel] && f->known[f->off[rel] + pos] > 0;
+    if (rel >= r->n_rels) return false;
     const crel_t *R = &r->rels[rel];
     /* only a relation computed in full */
     if (R->phase != PHASE_STATIC || R->demand || R->tabled || R->replaced || R->member || pos >= R->arity ||
         !f->stat.store[rel])
         return false;
     if (!f->off) {
+        f->n_rels = r->n_rels;
         f->off = xmalloc(((size_t)r->n_rels + 1) * sizeof *f->off);
         f->off[0] = 0;
         for (uint32_t i = 0; i < r->n_rels; i++) f->off[i + 1] = f->off[i] + r->rels[i].arity;
@@ -327,12 +338,12 @@ again:;
     quiet.max_errors = 1;
     quiet.show_source = false;
     rules_t *r = rules_compile_member(p, ts, &quiet, RULES_RELAXED | (eliminate ? RULES_ELIMINATE : 0), &member);
-    fd_prev_free(&prev);
-    member.fd = NULL;
+    fd_prev_drop_tuples(&prev);
     if (errs) fclose(errs);
     quiet.out = NULL;
     if (!r) {
         rules_member_free(&member);
+        fd_prev_free(&prev);
         first[strcspn(first, "\n")] = 0;
         if (*first) snprintf(reason, reason_len, "the rules could not be normalised (%s)", first);
         else snprintf(reason, reason_len, "the rules could not be normalised");
@@ -363,7 +374,7 @@ again:;
     rel.mem_limit = stat.mem < (opt->ground_mb << 20) ? (opt->ground_mb << 20) - stat.mem : 1;
     rel.progress = opt->progress;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
-    if (!eliminate && opt->eliminate_after != UINT32_MAX) {
+    if (!eliminate && opt->eliminate_after < UINT32_MAX) { /* past it: never */
         gr.elim_after = (uint32_t)opt->eliminate_after;
         gr.rule_inst = xcalloc(r->n_rules ? r->n_rules : 1, sizeof *gr.rule_inst);
     }
@@ -373,12 +384,14 @@ again:;
     if (!ok && gr.over_rule && !ts->full && rules_elim_add(&member, gr.over_src)) {
         grounder_free(&gr);
         eval_free(&rel);
+        fd_prev_free(&prev);
         prev = (fd_prev_t){.r = r, .ts = ts, .stat = stat};
         member.fd = fd_fixed;
         member.fd_ud = &prev;
         goto again;
     }
     rules_member_free(&member);
+    fd_prev_free(&prev);
     if (!ok) {
         const evaluator_t *at = static_ok ? &rel : &stat;
         char name[160], rule[256] = "", where[480] = "";

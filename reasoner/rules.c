@@ -184,7 +184,10 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
     b.index_cap = 0;
     if (b.errors == 0) rb_split_components(&b);
     if (b.errors == 0) rb_project_local_vars(&b);
-    if (b.errors == 0 && r->relaxed) rb_eliminate_vars(&b);
+    if (b.errors == 0 && r->relaxed) {
+        rb_compute_phases(r, b.rules, b.n_rules); /* which literals are static */
+        rb_eliminate_vars(&b);
+    }
     rb_compute_phases(r, b.rules, b.n_rules);
     if (flags & RULES_RELAXED) {
         add_bridge(&b, r->rel_true, r->rel_init);

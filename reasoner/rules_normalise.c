@@ -596,7 +596,7 @@ void rb_eliminate_vars(builder_t *b)
         for (uint32_t j = 0; j < b->n_elim_src && !level; j++)
             if (b->elim_src[j] == c.src_off) level = b->elim_level[j];
         bool apply = level > 0;
-        bool elim = false;
+        bool elim = false, any = false;
         bool *tried = NULL;
         while (c.n_body >= 3) {
             uint32_t nv = c.n_vars ? c.n_vars : 1, nb = c.n_body;
@@ -624,7 +624,14 @@ void rb_eliminate_vars(builder_t *b)
                 for (uint32_t k = 0; k < nb; k++)
                     if (occ[(size_t)k * nv + v]) {
                         size++;
-                        n_pos += c.body[k].kind == CL_POS;
+                        /* a positive literal that is not static: an aux
+                         * relation of static literals alone would be
+                         * computed in full, no longer narrowed by the
+                         * rule's state (aux(?a ?b) <= (e ?v ?a) (e ?v ?b):
+                         * the square of e); and a static aux relation
+                         * could become a membership one, whose id the
+                         * member set keeps across compiles */
+                        n_pos += c.body[k].kind == CL_POS && r->rels[c.body[k].rel].phase != PHASE_STATIC;
                         for (uint32_t w = 0; w < c.n_vars; w++) cnt[w] |= occ[(size_t)k * nv + w];
                     }
                 for (uint32_t w = 0; w < c.n_vars; w++) deg += cnt[w] != 0;
@@ -637,6 +644,16 @@ void rb_eliminate_vars(builder_t *b)
                     best = v;
                     best_deg = deg - 1;
                 }
+            }
+            if (best == UINT32_MAX && level == 1 && more && !any) {
+                /* level 1 would rewrite nothing: a try for nothing */
+                level = 2;
+                memset(tried, 0, nv * sizeof *tried);
+                free(in_head);
+                free(cnt);
+                free(occ);
+                free(used);
+                continue;
             }
             bool done = best == UINT32_MAX || !apply;
             /* whether a try at the next level could rewrite it (its aux
@@ -666,8 +683,13 @@ void rb_eliminate_vars(builder_t *b)
                         a.body[a.n_body] = c.body[k];
                         remap_lit(b, &a.body[a.n_body++], map);
                     }
+                /* its phase, for the buckets after it (phases are computed
+                 * again after elimination) */
+                phase_t ph = PHASE_STATIC;
+                for (uint32_t k = 0; k < a.n_body; k++)
+                    if (a.body[k].kind != CL_DISTINCT && r->rels[a.body[k].rel].phase > ph) ph = r->rels[a.body[k].rel].phase;
                 XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
-                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = ph, .has_rules = true};
                 a.head_rel = r->n_rels;
                 if (!rb_plan_order(b, &a, UINT32_MAX, &a.plan)) {
                     tried[best] = true; /* unsafe on its own: try another */
@@ -694,6 +716,7 @@ void rb_eliminate_vars(builder_t *b)
                     renumber_and_plan(b, &c); /* variables renumbered: */
                     free(tried);
                     tried = NULL;
+                    any = true;
                 }
                 free(map);
                 free(inv);

@@ -11,13 +11,18 @@
  *   - every way (never, after a bound, from the start, and the rules
  *     engine) plays the game as its rules say: each role scores 100 when
  *     the four guesses sum to an even number, else 0, on 300 seeded joint
- *     moves and on a few chosen ones. */
+ *     moves and on a few chosen ones;
+ *   - huge_min.kif (gt_attrition's bid rule): the first rewrite, which
+ *     leaves the variables a static literal fixes, is a network of its
+ *     own (neither the original nor the full rewrite) and plays two rounds
+ *     of bids as the rules say (score: the sum of the lower bids). */
 #include "testutil.h"
 
 #include "base/rng.h"
 #include "reasoner/game.h"
 
 #define HUGE_SUM GGP_SOURCE_DIR "/tests/reasoner/huge_sum.kif"
+#define HUGE_MIN GGP_SOURCE_DIR "/tests/reasoner/huge_min.kif"
 
 static game_t *compile(const tu_rules_t *l, const game_options_t *opt, char **text)
 {
@@ -158,11 +163,90 @@ static void test_rewrite_only_past_bound(void **state)
     tu_rules_free(&l);
 }
 
+/* Two rounds of bids x1 y1, x2 y2 from the initial state. */
+static void check_bids(const game_t *g, game_ctx_t *c, const game_state_t *init, const int *bids)
+{
+    game_ctx_set_state(c, init);
+    for (int round = 0; round < 2; round++) {
+        assert_false(game_is_terminal(c));
+        move_id_t joint[2];
+        for (uint32_t r = 0; r < 2; r++) {
+            char text[32];
+            snprintf(text, sizeof text, "(bid %d)", bids[2 * round + (int)r]);
+            if (!game_move_from_text(c, r, text, strlen(text), &joint[r])) fail_msg("no move %s", text);
+        }
+        game_ctx_play(c, joint);
+    }
+    assert_true(game_is_terminal(c));
+    int score = (bids[0] < bids[1] ? bids[0] : bids[1]) + (bids[2] < bids[3] ? bids[2] : bids[3]);
+    int want = score % 2 == 0 ? 100 : 0;
+    for (uint32_t r = 0; r < 2; r++)
+        if (game_goal(c, r) != want)
+            fail_msg("%s: bids %d %d, %d %d: goal of %s is %d, not %d", stats_of(g).engine, bids[0], bids[1], bids[2],
+                     bids[3], game_role_name(g, r), game_goal(c, r), want);
+}
+
+static void check_min_plays(const game_t *g)
+{
+    game_ctx_t *c = game_ctx_new(g);
+    game_state_t *init = game_state_new(g);
+    game_initial(c, init);
+    static const int chosen[][4] = {{0, 0, 0, 0}, {19, 19, 19, 19}, {3, 7, 9, 2}, {3, 7, 9, 4}, {19, 0, 1, 19}};
+    for (size_t k = 0; k < sizeof chosen / sizeof *chosen; k++) check_bids(g, c, init, chosen[k]);
+    rng_t rng;
+    rng_seed(&rng, 29);
+    for (int k = 0; k < 300; k++) {
+        int bids[4];
+        for (int j = 0; j < 4; j++) bids[j] = (int)rng_below(&rng, 20);
+        check_bids(g, c, init, bids);
+    }
+    game_state_free(init);
+    game_ctx_free(c);
+}
+
+/* Past 1,000 instances of the bid rule, the first rewrite eliminates the
+ * bids and leaves the score and the minimum (each fixed by the sum given
+ * the others): 41 x 20 instances, under the bound, so it stays there. */
+static void test_first_rewrite_partial(void **state)
+{
+    (void)state;
+    tu_rules_t l;
+    tu_rules_file(HUGE_MIN, &l);
+    char *text;
+    game_options_t never = {.engine = ENGINE_PROPNET, .eliminate_after = UINT32_MAX, .quiet = true};
+    game_options_t first = {.engine = ENGINE_PROPNET, .eliminate_after = 1000, .quiet = true};
+    game_options_t all = {.engine = ENGINE_PROPNET, .eliminate_after = 1, .quiet = true};
+    game_options_t ru = {.engine = ENGINE_RULES, .quiet = true};
+    game_t *gn = compile(&l, &never, &text);
+    if (!gn) fail_msg("not grounded without elimination: %s", text);
+    free(text);
+    game_t *gf = compile(&l, &first, &text);
+    if (!gf) fail_msg("not grounded with the first rewrite: %s", text);
+    free(text);
+    game_t *ga = compile(&l, &all, &text);
+    if (!ga) fail_msg("not grounded with every rule rewritten: %s", text);
+    free(text);
+    game_t *gr = compile(&l, &ru, &text);
+    if (!gr) fail_msg("the rules engine does not compile it: %s", text);
+    free(text);
+    game_stats_t sn = stats_of(gn), sf = stats_of(gf), sa = stats_of(ga);
+    printf("props: never %zu, first rewrite %zu, all %zu\n", sn.props, sf.props, sa.props);
+    assert_true(sf.props != sn.props);
+    assert_true(sf.props != sa.props);
+    game_t *each[] = {gn, gf, ga, gr};
+    for (size_t k = 0; k < 4; k++) {
+        check_min_plays(each[k]);
+        game_free(each[k]);
+    }
+    tu_rules_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exploding_rule_grounds),
         cmocka_unit_test(test_rewrite_only_past_bound),
+        cmocka_unit_test(test_first_rewrite_partial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
