@@ -284,9 +284,9 @@ static bool fd_fixed(void *ud, uint32_t rel, uint32_t pos)
     if (!r) return f->known && rel < f->n_rels && pos < f->off[rel + 1] - f->off[rel] && f->known[f->off[rel] + pos] > 0;
     if (rel >= r->n_rels) return false;
     const crel_t *R = &r->rels[rel];
-    /* only a relation computed in full */
-    if (R->phase != PHASE_STATIC || R->demand || R->tabled || R->replaced || R->member || pos >= R->arity ||
-        !f->stat.store[rel])
+    /* only a relation computed in full (crel_t member: one that could be
+     * asked on demand but is computed in full) */
+    if (R->phase != PHASE_STATIC || R->demand || R->tabled || R->replaced || pos >= R->arity || !f->stat.store[rel])
         return false;
     if (!f->off) {
         f->n_rels = r->n_rels;
@@ -326,7 +326,7 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
      * it is only used on the rules seen to explode: past eliminate_after
      * instances of one rule that it would rewrite, grounding starts again
      * with that rule's variables eliminated. */
-    bool eliminate = opt->eliminate_after == 1;
+    bool eliminate = opt->eliminate_after == 1, plain = false;
     fd_prev_t prev = {0};
 again:;
     term_store_t *ts = ts_new();
@@ -374,7 +374,7 @@ again:;
     rel.mem_limit = stat.mem < (opt->ground_mb << 20) ? (opt->ground_mb << 20) - stat.mem : 1;
     rel.progress = opt->progress;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
-    if (!eliminate && opt->eliminate_after < UINT32_MAX) { /* past it: never */
+    if (!eliminate && !plain && opt->eliminate_after < UINT32_MAX) { /* past it: never */
         gr.elim_after = (uint32_t)opt->eliminate_after;
         gr.rule_inst = xcalloc(r->n_rules ? r->n_rules : 1, sizeof *gr.rule_inst);
     }
@@ -388,6 +388,24 @@ again:;
         prev = (fd_prev_t){.r = r, .ts = ts, .stat = stat};
         member.fd = fd_fixed;
         member.fd_ud = &prev;
+        goto again;
+    }
+    if (!ok && (member.n_elim || eliminate) && !plain && !ts->full && !deadline_passed(budget) &&
+        !(opt->cancel && atomic_load(opt->cancel))) {
+        /* The rewrite can do worse than the rules as written (an aux
+         * relation over two variables that the rule's other literals
+         * narrowed: tests/reasoner/huge_worse.kif): they get what is left
+         * of the budget. */
+        grounder_free(&gr);
+        eval_free(&rel);
+        eval_free(&stat);
+        rules_free(r);
+        ts_free(ts);
+        fd_prev_free(&prev);
+        member.n_elim = 0;
+        member.fd = NULL;
+        eliminate = false;
+        plain = true;
         goto again;
     }
     rules_member_free(&member);

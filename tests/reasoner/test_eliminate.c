@@ -15,7 +15,10 @@
  *   - huge_min.kif (gt_attrition's bid rule): the first rewrite, which
  *     leaves the variables a static literal fixes, is a network of its
  *     own (neither the original nor the full rewrite) and plays two rounds
- *     of bids as the rules say (score: the sum of the lower bids). */
+ *     of bids as the rules say (score: the sum of the lower bids);
+ *   - huge_worse.kif, where the rewrite needs more than 64 MB and the
+ *     rules as written a few: the grounder falls back to them, within the
+ *     same budget (the same network as without elimination). */
 #include "testutil.h"
 
 #include "base/rng.h"
@@ -23,6 +26,7 @@
 
 #define HUGE_SUM GGP_SOURCE_DIR "/tests/reasoner/huge_sum.kif"
 #define HUGE_MIN GGP_SOURCE_DIR "/tests/reasoner/huge_min.kif"
+#define HUGE_WORSE GGP_SOURCE_DIR "/tests/reasoner/huge_worse.kif"
 
 static game_t *compile(const tu_rules_t *l, const game_options_t *opt, char **text)
 {
@@ -241,12 +245,63 @@ static void test_first_rewrite_partial(void **state)
     tu_rules_free(&l);
 }
 
+/* The pick (v, b) and its goal: 100 when b is 0. */
+static void check_picks(const game_t *g)
+{
+    game_ctx_t *c = game_ctx_new(g);
+    game_state_t *init = game_state_new(g);
+    game_initial(c, init);
+    static const int picks[][2] = {{0, 0}, {57, 0}, {0, 1}, {99, 99}, {13, 42}};
+    for (size_t k = 0; k < sizeof picks / sizeof *picks; k++) {
+        game_ctx_set_state(c, init);
+        char text[32];
+        snprintf(text, sizeof text, "(pick %d %d)", picks[k][0], picks[k][1]);
+        move_id_t m;
+        if (!game_move_from_text(c, 0, text, strlen(text), &m)) fail_msg("no move %s", text);
+        game_ctx_play(c, &m);
+        assert_true(game_is_terminal(c));
+        assert_int_equal(game_goal(c, 0), picks[k][1] == 0 ? 100 : 0);
+    }
+    game_state_free(init);
+    game_ctx_free(c);
+}
+
+static void test_falls_back_to_rules_as_written(void **state)
+{
+    (void)state;
+    tu_rules_t l;
+    tu_rules_file(HUGE_WORSE, &l);
+    char *text;
+    game_options_t never = {.engine = ENGINE_PROPNET, .ground_mb = 64, .eliminate_after = UINT32_MAX, .quiet = true};
+    game_options_t after = {.engine = ENGINE_PROPNET, .ground_mb = 64, .eliminate_after = 2000, .quiet = true};
+    game_options_t start = {.engine = ENGINE_PROPNET, .ground_mb = 64, .eliminate_after = 1, .quiet = true};
+    game_t *gn = compile(&l, &never, &text);
+    if (!gn) fail_msg("not grounded without elimination: %s", text);
+    free(text);
+    game_t *ga = compile(&l, &after, &text);
+    if (!ga) fail_msg("not grounded past the bound: %s", text);
+    free(text);
+    game_t *gs = compile(&l, &start, &text);
+    if (!gs) fail_msg("not grounded eliminated from the start: %s", text);
+    free(text);
+    game_stats_t sn = stats_of(gn), sa = stats_of(ga);
+    assert_int_equal(sa.props, sn.props);
+    assert_int_equal(sa.rules, sn.rules);
+    game_t *each[] = {gn, ga, gs};
+    for (size_t k = 0; k < 3; k++) {
+        check_picks(each[k]);
+        game_free(each[k]);
+    }
+    tu_rules_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exploding_rule_grounds),
         cmocka_unit_test(test_rewrite_only_past_bound),
         cmocka_unit_test(test_first_rewrite_partial),
+        cmocka_unit_test(test_falls_back_to_rules_as_written),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
