@@ -78,10 +78,10 @@ void game_state_reserve(game_state_t *s, uint32_t n);
  * reason (budget exceeded, ...). */
 game_t *rules_engine_compile(const program_t *p, const game_options_t *opt, diag_t *d);
 /* Whether the rules have relations that only goal-directed evaluation with
- * tabling can compute (infinite bottom-up, see rules.h): grounding them
- * cannot succeed, so ENGINE_AUTO goes to the rules engine at once and
- * ENGINE_PROPNET fails at once. The first such relation's "name/arity"
- * goes to rel (len bytes). */
+ * tabling can compute (infinite bottom-up, see rules.h; a guess): grounding
+ * them cannot succeed, so ENGINE_AUTO goes to the rules engine at once
+ * (ENGINE_PROPNET tries, and names it when it fails). The first such
+ * relation's "name/arity" goes to rel (len bytes). */
 bool rules_need_tabling(const program_t *p, char *rel, size_t len);
 game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d, char *reason, size_t reason_len);
 /* game_options_t with its defaults filled in. */

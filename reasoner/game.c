@@ -29,13 +29,22 @@ game_options_t game_options_defaults(const game_options_t *opt)
 
 game_t *propnet_try(const program_t *p, const game_options_t *o, char *reason, size_t reason_len)
 {
+    /* The test is a guess (a recursion that grows a term, or an estimate
+     * past RULES_HUGE): auto goes to the rules engine at once on it; the
+     * propnet asked for by name still tries, and names the relation when
+     * it fails. */
     char rel[128];
-    if (rules_need_tabling(p, rel, sizeof rel)) {
-        snprintf(reason, reason_len, "relation '%s' is infinite bottom-up (it needs goal-directed evaluation)", rel);
+    bool tab = rules_need_tabling(p, rel, sizeof rel);
+    if (tab && o->engine == ENGINE_AUTO) {
+        snprintf(reason, reason_len, "relation '%s' may be infinite bottom-up (it needs goal-directed evaluation)", rel);
         return NULL;
     }
     game_t *g = propnet_compile(p, o, NULL, reason, reason_len);
     if (g) g->kind = ENGINE_PROPNET;
+    else if (tab) {
+        size_t n = strlen(reason);
+        snprintf(reason + n, reason_len - n, "; relation '%s' may be infinite bottom-up", rel);
+    }
     return g;
 }
 

@@ -109,6 +109,9 @@ typedef struct game_stats {
     size_t gates;         /* circuit gates (propnet) or 0 */
     size_t base_props;    /* fluents that can be true */
     size_t rules;         /* rules after normalisation */
+    unsigned ground_tries; /* propnet: groundings begun (one more per membership
+                            * relation found, per rewrite of an exploding rule,
+                            * and for the fallback to the rules as written) */
     double ground_ms;     /* time spent grounding and building */
     char fallback_reason[160]; /* why auto chose rules, or "" */
 } game_stats_t;

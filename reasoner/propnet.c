@@ -115,7 +115,12 @@ static uint64_t inst_hash(uint32_t rule, const tid_t *vals, uint32_t n)
  * a third of grounding in the probes' memcmp and the rehash). */
 static bool dedup_insert(grounder_t *gr, uint32_t rule, const tid_t *vals, uint32_t nv)
 {
-    if ((gr->n_inst + 1) * 2 > gr->n_dedup) {
+    if (((uint64_t)gr->n_inst + 1) * 2 > gr->n_dedup) {
+        if (gr->n_dedup >= 1u << 31) { /* 2^30 instances: 32-bit offsets end here */
+            gr->over = true;
+            gr->ev->aborted = true;
+            return false;
+        }
         uint32_t ns = gr->n_dedup ? gr->n_dedup * 2 : 1024;
         uint64_t *d = xcalloc(ns, sizeof *d);
         for (uint32_t i = 0; i < gr->n_dedup; i++) {
@@ -328,7 +333,9 @@ game_t *propnet_compile(const program_t *p, const game_options_t *opt, diag_t *d
      * with that rule's variables eliminated. */
     bool eliminate = opt->eliminate_after == 1, plain = false;
     fd_prev_t prev = {0};
+    unsigned tries = 0;
 again:;
+    tries++;
     term_store_t *ts = ts_new();
     /* The first error of normalising, for the reason (the rules engine
      * says it in full when it is used; --engine propnet only has this). */
@@ -644,6 +651,7 @@ again:;
     g->base.stats.gates = n_gates;
     g->base.stats.base_props = g->n_base;
     g->base.stats.rules = r->n_rules;
+    g->base.stats.ground_tries = tries;
     return &g->base;
 }
 

@@ -117,6 +117,9 @@ static void test_exploding_rule_grounds(void **state)
     if (!g) fail_msg("not grounded with elimination: %s", text);
     free(text);
     assert_string_equal(stats_of(g).engine, "propnet");
+    /* the rule exploded once; the first rewrite would leave every
+     * variable (each is fixed by a sum), so the full one came at once */
+    assert_int_equal(stats_of(g).ground_tries, 2);
     check_plays(g);
     game_free(g);
     tu_rules_free(&l);
@@ -235,6 +238,9 @@ static void test_first_rewrite_partial(void **state)
     free(text);
     game_stats_t sn = stats_of(gn), sf = stats_of(gf), sa = stats_of(ga);
     printf("props: never %zu, first rewrite %zu, all %zu\n", sn.props, sf.props, sa.props);
+    assert_int_equal(sn.ground_tries, 1);
+    assert_int_equal(sf.ground_tries, 2);
+    assert_int_equal(sa.ground_tries, 1);
     assert_true(sf.props != sn.props);
     assert_true(sf.props != sa.props);
     game_t *each[] = {gn, gf, ga, gr};
@@ -287,9 +293,54 @@ static void test_falls_back_to_rules_as_written(void **state)
     game_stats_t sn = stats_of(gn), sa = stats_of(ga);
     assert_int_equal(sa.props, sn.props);
     assert_int_equal(sa.rules, sn.rules);
+    assert_int_equal(sa.ground_tries, 3); /* as written, rewritten, as written */
     game_t *each[] = {gn, ga, gs};
     for (size_t k = 0; k < 3; k++) {
         check_picks(each[k]);
+        game_free(each[k]);
+    }
+    tu_rules_free(&l);
+}
+
+/* A bucket of static literals alone is not eliminated: aux(?a ?b) <=
+ * (e ?v ?a) (e ?v ?b) would be a static relation computed in full (the
+ * square of e), no longer narrowed by the state. ?b's bucket holds every
+ * variable, so nothing is rewritten, even with every rule eliminated. */
+static void test_static_bucket_left(void **state)
+{
+    (void)state;
+    static const char text[] = "(role r)\n"
+                               "(e 0 1) (e 0 2) (e 1 2) (e 2 0)\n"
+                               "(init (q 1 2 x)) (init (q 0 0 y))\n"
+                               "(<= (legal r noop) (true (q ?a ?b ?c)))\n"
+                               "(<= (next (q ?a ?b ?c)) (true (q ?a ?b ?c)))\n"
+                               "(<= (h ?a ?c) (e ?v ?a) (e ?v ?b) (true (q ?a ?b ?c)))\n"
+                               "(<= terminal (h 1 x))\n"
+                               "(<= (goal r 100) (h 1 x))\n"
+                               "(<= (goal r 0) (not (h 1 x)))\n";
+    tu_rules_t l;
+    tu_rules_text("static_bucket.kif", text, &l);
+    char *msg;
+    game_options_t never = {.engine = ENGINE_PROPNET, .eliminate_after = UINT32_MAX, .quiet = true};
+    game_options_t start = {.engine = ENGINE_PROPNET, .eliminate_after = 1, .quiet = true};
+    game_t *gn = compile(&l, &never, &msg);
+    if (!gn) fail_msg("not grounded: %s", msg);
+    free(msg);
+    game_t *gs = compile(&l, &start, &msg);
+    if (!gs) fail_msg("not grounded eliminated from the start: %s", msg);
+    free(msg);
+    assert_int_equal(stats_of(gs).rules, stats_of(gn).rules);
+    assert_int_equal(stats_of(gs).props, stats_of(gn).props);
+    game_t *each[] = {gn, gs};
+    for (size_t k = 0; k < 2; k++) { /* (h 1 x): (e 0 1) (e 0 2) (q 1 2 x) */
+        game_ctx_t *c = game_ctx_new(each[k]);
+        game_state_t *s = game_state_new(each[k]);
+        game_initial(c, s);
+        game_ctx_set_state(c, s);
+        assert_true(game_is_terminal(c));
+        assert_int_equal(game_goal(c, 0), 100);
+        game_state_free(s);
+        game_ctx_free(c);
         game_free(each[k]);
     }
     tu_rules_free(&l);
@@ -302,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_rewrite_only_past_bound),
         cmocka_unit_test(test_first_rewrite_partial),
         cmocka_unit_test(test_falls_back_to_rules_as_written),
+        cmocka_unit_test(test_static_bucket_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
