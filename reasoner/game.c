@@ -52,7 +52,7 @@ game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
 {
     game_options_t o = game_options_defaults(opt);
     uint64_t t0 = clock_now_ns();
-    char reason[160] = "";
+    char reason[320] = ""; /* where grounding stopped, and a relation that may be infinite */
     game_t *g = NULL;
     if (o.engine != ENGINE_RULES) {
         g = propnet_try(p, &o, reason, sizeof reason);
