@@ -69,7 +69,8 @@ game_t *game_compile(const program_t *p, const game_options_t *opt, diag_t *d)
     if (!g) g = rules_engine_compile(p, &o, d);
     if (!g) return NULL;
     g->stats.ground_ms = (double)(clock_now_ns() - t0) / 1e6;
-    snprintf(g->stats.fallback_reason, sizeof g->stats.fallback_reason, "%s", reason);
+    snprintf(g->stats.fallback_reason, sizeof g->stats.fallback_reason, "%.*s",
+             (int)sizeof g->stats.fallback_reason - 1, reason);
     return g;
 }
 

@@ -89,6 +89,7 @@ typedef struct grounder {
     uint32_t n_dedup;
     size_t bytes, max_bytes;
     bool over;
+    bool too_many; /* the 32-bit offsets below would wrap */
     /* instances per rule; past elim_after (0: no bound) grounding stops
      * with over_rule set, to start again with variables eliminated */
     uint32_t *rule_inst, elim_after, over_src;
@@ -117,8 +118,7 @@ static bool dedup_insert(grounder_t *gr, uint32_t rule, const tid_t *vals, uint3
 {
     if (((uint64_t)gr->n_inst + 1) * 2 > gr->n_dedup) {
         if (gr->n_dedup >= 1u << 31) { /* 2^30 instances: 32-bit offsets end here */
-            gr->over = true;
-            gr->ev->aborted = true;
+            gr->too_many = true;
             return false;
         }
         uint32_t ns = gr->n_dedup ? gr->n_dedup * 2 : 1024;
@@ -152,7 +152,23 @@ static void record(void *ud, const crule_t *c, const tid_t *vals, const uint32_t
     const rules_t *r = gr->r;
     if (c->bridge || r->rels[c->head_rel].phase == PHASE_STATIC) return;
     uint32_t ri = (uint32_t)(c - r->rules);
-    if (!dedup_insert(gr, ri, vals, c->n_vars)) return;
+    /* The record's 32-bit offsets end at 2^31 (a budget of many GB can
+     * get there): the grounding stops, as past its memory budget. */
+    uint64_t add_neg = 0;
+    for (uint32_t k = 0; k < c->n_body; k++)
+        if (c->body[k].kind == CL_NEG) add_neg += r->rels[c->body[k].rel].arity + 1;
+    if (gr->n_lit + 3ull * c->n_body > UINT32_MAX / 2 || gr->n_vals + (uint64_t)c->n_vars > UINT32_MAX / 2 ||
+        gr->n_negv + add_neg > UINT32_MAX / 2)
+        gr->too_many = true;
+    if (gr->too_many || !dedup_insert(gr, ri, vals, c->n_vars)) {
+        if (gr->too_many && !gr->over) {
+            gr->over = true;
+            gr->ev->aborted = true;
+            gr->ev->blame_rel = c->head_rel;
+            gr->ev->blame_rule = c;
+        }
+        return;
+    }
     if (gr->elim_after && c->elim && ++gr->rule_inst[ri] > gr->elim_after && !gr->over) {
         gr->over = gr->over_rule = true;
         gr->over_src = c->src_off;
@@ -434,6 +450,8 @@ again:;
         else if (*rule)
             snprintf(where, sizeof where, " (%s)", rule + 2);
         if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
+        else if (gr.too_many)
+            snprintf(reason, reason_len, "grounding records more than 2^30 rule instances%s", where);
         else if (gr.over || at->over_mem)
             snprintf(reason, reason_len, "grounding needs more than %zu MB%s", opt->ground_mb, where);
         else

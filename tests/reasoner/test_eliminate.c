@@ -278,9 +278,14 @@ static void test_falls_back_to_rules_as_written(void **state)
     tu_rules_t l;
     tu_rules_file(HUGE_WORSE, &l);
     char *text;
-    game_options_t never = {.engine = ENGINE_PROPNET, .ground_mb = 64, .eliminate_after = UINT32_MAX, .quiet = true};
-    game_options_t after = {.engine = ENGINE_PROPNET, .ground_mb = 64, .eliminate_after = 2000, .quiet = true};
-    game_options_t start = {.engine = ENGINE_PROPNET, .ground_mb = 64, .eliminate_after = 1, .quiet = true};
+    /* a generous deadline: the test is about the 64 MB budget (under
+     * ASan the fallback's try alone takes about 2 s) */
+    game_options_t never = {
+        .engine = ENGINE_PROPNET, .ground_ms = 60000, .ground_mb = 64, .eliminate_after = UINT32_MAX, .quiet = true};
+    game_options_t after = {
+        .engine = ENGINE_PROPNET, .ground_ms = 60000, .ground_mb = 64, .eliminate_after = 2000, .quiet = true};
+    game_options_t start = {
+        .engine = ENGINE_PROPNET, .ground_ms = 60000, .ground_mb = 64, .eliminate_after = 1, .quiet = true};
     game_t *gn = compile(&l, &never, &text);
     if (!gn) fail_msg("not grounded without elimination: %s", text);
     free(text);

@@ -292,10 +292,10 @@ static void test_propnet_says_why(void **state)
     tu_rules_text("list.kif", text, &l);
     tu_diag_t td;
     tu_diag_open(&td);
-    game_options_t opt = {.engine = ENGINE_PROPNET, .ground_ms = 60000, .ground_mb = 64};
+    game_options_t opt = {.engine = ENGINE_PROPNET, .ground_ms = 60000, .ground_mb = 8};
     game_t *g = game_compile(l.prog, &opt, &td.d);
     assert_null(g);
-    const char *want = "cannot build a propositional network: grounding needs more than 64 MB";
+    const char *want = "cannot build a propositional network: grounding needs more than 8 MB";
     const char *at = strstr(tu_diag_text(&td), want);
     if (!at || !strstr(at, "; relation 'islist/1' may be infinite bottom-up"))
         fail_msg("expected '%s...' and the relation in: %s", want, tu_diag_text(&td));
