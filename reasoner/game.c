@@ -34,14 +34,14 @@ game_t *propnet_try(const program_t *p, const game_options_t *o, char *reason, s
      * propnet asked for by name still tries, and names the relation when
      * it fails. */
     char rel[128];
-    bool tab = rules_need_tabling(p, rel, sizeof rel);
-    if (tab && o->engine == ENGINE_AUTO) {
+    if (o->engine == ENGINE_AUTO && rules_need_tabling(p, rel, sizeof rel)) {
         snprintf(reason, reason_len, "relation '%s' may be infinite bottom-up (it needs goal-directed evaluation)", rel);
         return NULL;
     }
     game_t *g = propnet_compile(p, o, NULL, reason, reason_len);
-    if (g) g->kind = ENGINE_PROPNET;
-    else if (tab) {
+    if (g) {
+        g->kind = ENGINE_PROPNET;
+    } else if (o->engine != ENGINE_AUTO && rules_need_tabling(p, rel, sizeof rel)) { /* asked once it failed */
         size_t n = strlen(reason);
         snprintf(reason + n, reason_len - n, "; relation '%s' may be infinite bottom-up", rel);
     }

@@ -152,14 +152,10 @@ static void record(void *ud, const crule_t *c, const tid_t *vals, const uint32_t
     const rules_t *r = gr->r;
     if (c->bridge || r->rels[c->head_rel].phase == PHASE_STATIC) return;
     uint32_t ri = (uint32_t)(c - r->rules);
-    /* The record's 32-bit offsets end at 2^31 (a budget of many GB can
-     * get there): the grounding stops, as past its memory budget. */
-    uint64_t add_neg = 0;
-    for (uint32_t k = 0; k < c->n_body; k++)
-        if (c->body[k].kind == CL_NEG) add_neg += r->rels[c->body[k].rel].arity + 1;
-    if (gr->n_lit + 3ull * c->n_body > UINT32_MAX / 2 || gr->n_vals + (uint64_t)c->n_vars > UINT32_MAX / 2 ||
-        gr->n_negv + add_neg > UINT32_MAX / 2)
-        gr->too_many = true;
+    /* The record's 32-bit offsets end at 2^32 (a budget of many GB can
+     * get there): past 2^31, far more than one instance adds, the
+     * grounding stops, as past its memory budget. */
+    if (gr->n_lit > UINT32_MAX / 2 || gr->n_vals > UINT32_MAX / 2 || gr->n_negv > UINT32_MAX / 2) gr->too_many = true;
     if (gr->too_many || !dedup_insert(gr, ri, vals, c->n_vars)) {
         if (gr->too_many && !gr->over) {
             gr->over = true;
