@@ -490,8 +490,13 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
     const crel_t *R = &r->rels[rel];
     demand_memo_t *dm = &ev->dm[rel];
     tid_t *saved_vals = ev->vals;
+    /* The caller's matched tuples too: the grounder records them when
+     * the caller's rule fires (a join that called a static relation of
+     * mummymaze1p on demand recorded the callee's (true ...) indexes). */
+    uint32_t *saved_matched = ev->matched;
     uint32_t saved_delta = ev->delta_lit, saved_active = dm->active, saved_rel = ev->cur_rel;
     const crule_t *saved_rule = ev->cur_rule;
+    ev->matched = scratch_get(ev, ev->max_body + 1);
     ev->delta_lit = NONE32;
     ev->cur_rel = rel;
     for (uint32_t i = 0; i < R->n_rules_of && !ev->aborted; i++) {
@@ -512,6 +517,8 @@ static void run_call_rules(evaluator_t *ev, uint32_t rel, uint32_t call)
         scratch_put(ev, 2 * nv);
     }
     dm->active = saved_active;
+    scratch_put(ev, ev->max_body + 1);
+    ev->matched = saved_matched;
     ev->vals = saved_vals;
     ev->delta_lit = saved_delta;
     ev->cur_rel = saved_rel;
