@@ -182,6 +182,7 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
     free(b.rel_index); /* relations are added other ways from here on */
     b.rel_index = NULL;
     b.index_cap = 0;
+    if (b.errors == 0 && r->relaxed) rb_constant_fluents(&b);
     if (b.errors == 0) rb_split_components(&b);
     if (b.errors == 0) rb_project_local_vars(&b);
     if (b.errors == 0 && r->relaxed) {

@@ -82,6 +82,7 @@ uint32_t rb_rel_of(builder_t *b, sym_t name, uint32_t arity);
  * the flat literals before i). */
 void rb_expand(builder_t *b, const rule_t *src, uint32_t i, flat_t *f);
 void rb_split_components(builder_t *b);
+void rb_constant_fluents(builder_t *b);
 void rb_project_local_vars(builder_t *b);
 void rb_eliminate_vars(builder_t *b);
 void rb_compute_phases(rules_t *r, const crule_t *rules, uint32_t n);

@@ -248,6 +248,86 @@ static void compile_flat(builder_t *b, const rule_t *src, const flat_t *f)
     b->rules[b->n_rules++] = c;
 }
 
+/* Is rule c the frame axiom (next (f ?a ?b ...)) <= (true (f ?a ?b ...)),
+ * the same distinct variables in the same places? */
+static bool is_frame_rule(const rules_t *r, const crule_t *c)
+{
+    const pat_t *h = c->head[0];
+    if (c->n_body != 1 || c->body[0].kind != CL_POS || c->body[0].rel != r->rel_true) return false;
+    const pat_t *t = c->body[0].args[0];
+    if (h->kind != PAT_FN || t->kind != PAT_FN || t->functor != h->functor || t->arity != h->arity) return false;
+    for (uint32_t i = 0; i < h->arity; i++) {
+        if (h->args[i]->kind != PAT_VAR || t->args[i]->kind != PAT_VAR || t->args[i]->var != h->args[i]->var)
+            return false;
+        for (uint32_t j = 0; j < i; j++)
+            if (h->args[j]->var == h->args[i]->var) return false;
+    }
+    return true;
+}
+
+typedef struct fluent_kind {
+    sym_t functor;
+    uint32_t arity;
+    bool frame, other; /* next rules of this functor: the frame axiom, any other */
+} fluent_kind_t;
+
+static fluent_kind_t *fluent_kind(fluent_kind_t **v, uint32_t *n, uint32_t *cap, const pat_t *p)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*v)[i].functor == p->functor && (*v)[i].arity == p->arity) return &(*v)[i];
+    XVEC_RESERVE(v, cap, *n + 1);
+    (*v)[*n] = (fluent_kind_t){.functor = p->functor, .arity = p->arity};
+    return &(*v)[(*n)++];
+}
+
+/* Constant fluents (RULES_RELAXED): a fluent whose only next rule is its
+ * frame axiom holds in every reachable state exactly when init says so
+ * (mummymaze1p's walls). The grounder's relaxed program ignores negation
+ * on state relations, so that (not (true (wall ?x ?y east))) stopped
+ * nothing and the explorer walked off the board to square 50 of the step
+ * counter's succ (2,601 squares instead of 81, millions of instances):
+ * read as (init ...), a static relation, the literal is decided while
+ * grounding and the network holds only what a state can reach. The frame
+ * axioms themselves are kept (the fluents stay in the state). */
+void rb_constant_fluents(builder_t *b)
+{
+    rules_t *r = b->r;
+    fluent_kind_t *fk = NULL;
+    uint32_t n_fk = 0, cap_fk = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < b->n_rules; i++) {
+        const crule_t *c = &b->rules[i];
+        if (c->head_rel != r->rel_next) continue;
+        const pat_t *h = c->head[0];
+        if (h->kind == PAT_VAR) { /* (next ?x): any fluent at all */
+            free(fk);
+            return;
+        }
+        if (h->kind != PAT_FN) continue;
+        fluent_kind_t *k = fluent_kind(&fk, &n_fk, &cap_fk, h);
+        if (is_frame_rule(r, c)) k->frame = true;
+        else k->other = true;
+    }
+    for (uint32_t j = 0; j < n_fk; j++) any |= fk[j].frame && !fk[j].other;
+    for (uint32_t i = 0; i < b->n_rules && any; i++) {
+        crule_t *c = &b->rules[i];
+        if (c->head_rel == r->rel_next && is_frame_rule(r, c)) continue;
+        bool changed = false;
+        for (uint32_t k = 0; k < c->n_body; k++) {
+            clit_t *l = &c->body[k];
+            if (l->kind == CL_DISTINCT || l->rel != r->rel_true || l->args[0]->kind != PAT_FN) continue;
+            for (uint32_t j = 0; j < n_fk; j++)
+                if (fk[j].frame && !fk[j].other && fk[j].functor == l->args[0]->functor &&
+                    fk[j].arity == l->args[0]->arity) {
+                    l->rel = r->rel_init;
+                    changed = true;
+                }
+        }
+        if (changed) rb_plan_order(b, c, UINT32_MAX, &c->plan);
+    }
+    free(fk);
+}
+
 void rb_expand(builder_t *b, const rule_t *src, uint32_t i, flat_t *f)
 {
     if (i == src->n_body) {
