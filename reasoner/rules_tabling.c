@@ -200,7 +200,7 @@ static bool membership_tabling(builder_t *b, bool *tab, const double *est)
         b->tab = tab;
         tab[x] = true;
         b->n_tm = 0;
-        bool ok = rb_tab_ok(b, x, full);
+        bool ok = rb_tab_ok(b, x, full), all_bound = true;
         for (uint32_t i = 0; i < b->n_rules && ok; i++) {
             crule_t *c = &b->rules[i];
             bool uses = false;
@@ -211,10 +211,19 @@ static bool membership_tabling(builder_t *b, bool *tab, const double *est)
             corder_t pl;
             ok = !tab[c->head_rel] && rb_plan_order_from(b, c, UINT32_MAX, &pl, 0);
             if (ok) rb_plan_uses(r, c, &pl, 0, mask);
-            ok = ok && (mask[x] & full) == full;
+            ok = ok && (mask[x] & full) != 0;
+            all_bound &= (mask[x] & full) == full;
             free(mask);
         }
-        bool big = est[x] > RULES_MEMBER_BIG || forced_member(b, x);
+        /* A relation asked with only some arguments bound (tab_lit_ok
+         * planned it so) is goal-directed once it was measured too big:
+         * mummymaze1p's direction-from/5, millions of tuples because its
+         * lessthan covers the step counter too, is only ever asked from
+         * two squares of the board. Its estimate alone does not decide:
+         * a call that leaves arguments free may cost as much as the
+         * whole relation, and gt_two_thirds' sums, estimated huge, are
+         * small bottom-up and slow asked one by one (1.3 s to 8 s). */
+        bool big = (all_bound && est[x] > RULES_MEMBER_BIG) || forced_member(b, x);
         tab[x] = ok && big;
         X = &r->rels[x];
         X->member = ok && !big;
@@ -223,6 +232,24 @@ static bool membership_tabling(builder_t *b, bool *tab, const double *est)
          * (connectFour's rules engine lost 30% of its playouts). */
         if (!big) r->n_specs = n_specs;
         any |= tab[x];
+    }
+    /* A relation left to be measured whose rules call a goal-directed
+     * one is goal-directed too: it would be computed in full from calls
+     * with few arguments bound (mummymaze1p's movetoward, once its
+     * direction-from is asked on demand, computed 1 M tuples before its
+     * measure caught it: a compile more). */
+    for (bool changed = any; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < b->n_rules; i++) {
+            const crule_t *c = &b->rules[i];
+            uint32_t x = c->head_rel;
+            if (!r->rels[x].member || tab[x]) continue;
+            for (uint32_t k = 0; k < c->n_body && !tab[x]; k++)
+                if (c->body[k].kind != CL_DISTINCT && c->body[k].rel != x && tab[c->body[k].rel]) {
+                    tab[x] = changed = true;
+                    r->rels[x].member = false;
+                }
+        }
     }
     b->tab = NULL;
     free(b->tm);
