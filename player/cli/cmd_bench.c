@@ -27,9 +27,11 @@ static const char bench_help[] =
     "with its own context and seed. The last line is\n"
     "  bench game=NAME engine=E load_ms=.. playouts=.. playouts_per_sec=..\n"
     "        playouts_per_cpu_sec=.. mean_depth=.. props=.. gates=.. rss_kb=..\n"
-    "        first_playout_ms=..\n"
+    "        first_playout_ms=.. ground_tries=..\n"
     "(one line). load_ms is the time to the engine measured: parse + validate +\n"
-    "its compilation (for the propnet: ground + build). first_playout_ms is the\n"
+    "its compilation (for the propnet: ground + build; ground_tries counts its\n"
+    "groundings: one more per relation found too big to compute in full and\n"
+    "per rule rewritten, 0 for the rules engine). first_playout_ms is the\n"
     "time from the start of loading to the end of the first playout: with\n"
     "engine auto the propnet is grounded on a thread of its own while the\n"
     "rules engine plays (as `ggp serve` does), and the measured playouts use\n"
@@ -290,10 +292,10 @@ int cmd_bench(int argc, char **argv)
     int name_len = (int)strlen(name);
     if (name_len > 4 && !strcmp(name + name_len - 4, ".kif")) name_len -= 4;
     printf("bench game=%.*s engine=%s load_ms=%.1f playouts=%llu playouts_per_sec=%.0f playouts_per_cpu_sec=%.0f "
-           "mean_depth=%.1f props=%zu gates=%zu rss_kb=%ld first_playout_ms=%.1f\n",
+           "mean_depth=%.1f props=%zu gates=%zu rss_kb=%ld first_playout_ms=%.1f ground_tries=%u\n",
            name_len, name, st.engine, load_ms, (unsigned long long)playouts, (double)playouts / seconds,
            cpu_ns ? (double)playouts / ((double)cpu_ns / 1e9) : 0.0, playouts ? (double)plies / (double)playouts : 0.0,
-           st.props, st.gates, rss_kb(), (double)first_ns / 1e6);
+           st.props, st.gates, rss_kb(), (double)first_ns / 1e6, st.ground_tries);
     game_free(g);
     gdl_loaded_free(&l);
     return stuck && !playouts ? EXIT_FAIL : EXIT_OK;

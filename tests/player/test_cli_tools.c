@@ -497,7 +497,7 @@ static void test_bench_fields(void **state)
         if (!strstr(out, want)) fail_msg("want '%s' in:\n%s", want, out);
         free(want);
         static const char *keys[] = {"load_ms", "playouts", "playouts_per_sec", "playouts_per_cpu_sec", "mean_depth",
-                                     "props", "gates", "rss_kb", "first_playout_ms"};
+                                     "props", "gates", "rss_kb", "first_playout_ms", "ground_tries"};
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
             if (bench_field(out, keys[k]) < 0) fail_msg("no %s in:\n%s", keys[k], out);
         assert_true(bench_field(out, "playouts") >= 1);
@@ -505,6 +505,8 @@ static void test_bench_fields(void **state)
         if (depth < 5 || depth > 9) fail_msg("mean depth %g outside [5, 9]:\n%s", depth, out);
         assert_true(bench_field(out, "first_playout_ms") >= bench_field(out, "load_ms"));
         assert_true(bench_field(out, "rss_kb") > 0);
+        /* tictactoe grounds at the first try; the rules engine grounds nothing */
+        assert_true(bench_field(out, "ground_tries") == (e == 0 ? 1 : 0));
         free(out);
     }
 }

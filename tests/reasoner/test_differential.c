@@ -235,6 +235,10 @@ static void test_walled_maze(void **state)
     game_options_t pn = {.engine = ENGINE_PROPNET, .quiet = true, .ground_ms = 60000, .ground_mb = 16};
     game_t *g = agree_on(GGP_SOURCE_DIR "/tests/reasoner/walled_maze.kif", "walled_maze", 40, false, pn, 0, 30, &played,
                          &steps, &skipped, &l);
+    /* a first try that measured direction-from too big, then on demand */
+    game_stats_t st;
+    game_get_stats(g, &st);
+    assert_int_equal(st.ground_tries, 2);
     game_state_t *all = game_state_new(g);
     assert_true(game_all_fluents(g, all));
     uint32_t f[512], n = game_state_fluents(g, all, f, 512), n_loc = 0;
