@@ -86,6 +86,9 @@ static const diff_game_t diff_games[] = {
     {"hex", 150, false},         {"chess", 40, true},          {"connectFourSimultaneous", 100, false},
     {"pentago", 100, false},     {"4pffa", 60, false},         {"tictactoe_3player", 100, false},
     {"blocksWorld", 100, false}, {"sum15", 100, false},        {"roshambo2", 100, false},
+    /* constant fluents (walls, terrain) read as init by the grounder */
+    {"mummymaze1p", 60, false},  {"mummymaze2p", 60, false},   {"wargame01", 60, false},
+    {"skirmishFinal3", 60, false}, {"pacman2p", 60, false},
 };
 enum { SEEDS_PER_GAME = 3 };
 
