@@ -80,6 +80,9 @@ static uint32_t adorned_rel(builder_t *b, uint32_t rel, uint32_t mask, uint32_t 
     cp.tabled = true;
     cp.adorned = b->adorn != NULL;
     cp.replaced = false;
+    /* asked on demand: not a relation the static phase measures (a
+     * copy's id, blamed, would mean nothing to the next compile) */
+    cp.member = false;
     cp.orig = rel;
     cp.rules_of = NULL;
     cp.n_rules_of = 0;
@@ -341,6 +344,7 @@ void rb_compute_tabling(builder_t *b)
     }
     for (uint32_t i = 0; i < n_rels0; i++) /* tab covers the relations before the copies */
         if (tab[i]) {
+            r->rels[i].member = false;
             r->rels[i].replaced = true;
             r->rels[i].demand = true;
             r->rels[i].demand_mask = 0;
