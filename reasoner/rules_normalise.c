@@ -271,13 +271,12 @@ typedef struct fluent_kind {
     bool frame, other; /* next rules of this functor: the frame axiom, any other */
 } fluent_kind_t;
 
-static fluent_kind_t *fluent_kind(fluent_kind_t **v, uint32_t *n, uint32_t *cap, const pat_t *p)
+/* The entry of p's functor and arity in v[0..n), or NULL. */
+static fluent_kind_t *fluent_kind(fluent_kind_t *v, uint32_t n, const pat_t *p)
 {
-    for (uint32_t i = 0; i < *n; i++)
-        if ((*v)[i].functor == p->functor && (*v)[i].arity == p->arity) return &(*v)[i];
-    XVEC_RESERVE(v, cap, *n + 1);
-    (*v)[*n] = (fluent_kind_t){.functor = p->functor, .arity = p->arity};
-    return &(*v)[(*n)++];
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i].functor == p->functor && v[i].arity == p->arity) return &v[i];
+    return NULL;
 }
 
 /* Constant fluents (RULES_RELAXED): a fluent whose only next rule is its
@@ -294,7 +293,6 @@ void rb_constant_fluents(builder_t *b)
     rules_t *r = b->r;
     fluent_kind_t *fk = NULL;
     uint32_t n_fk = 0, cap_fk = 0;
-    bool any = false;
     for (uint32_t i = 0; i < b->n_rules; i++) {
         const crule_t *c = &b->rules[i];
         if (c->head_rel != r->rel_next) continue;
@@ -304,24 +302,30 @@ void rb_constant_fluents(builder_t *b)
             return;
         }
         if (h->kind != PAT_FN) continue;
-        fluent_kind_t *k = fluent_kind(&fk, &n_fk, &cap_fk, h);
+        fluent_kind_t *k = fluent_kind(fk, n_fk, h);
+        if (!k) {
+            XVEC_RESERVE(&fk, &cap_fk, n_fk + 1);
+            k = &fk[n_fk++];
+            *k = (fluent_kind_t){.functor = h->functor, .arity = h->arity};
+        }
         if (is_frame_rule(r, c)) k->frame = true;
         else k->other = true;
     }
-    for (uint32_t j = 0; j < n_fk; j++) any |= fk[j].frame && !fk[j].other;
-    for (uint32_t i = 0; i < b->n_rules && any; i++) {
+    /* keep the constant kinds only */
+    uint32_t n_const = 0;
+    for (uint32_t j = 0; j < n_fk; j++)
+        if (fk[j].frame && !fk[j].other) fk[n_const++] = fk[j];
+    for (uint32_t i = 0; i < b->n_rules && n_const; i++) {
         crule_t *c = &b->rules[i];
         if (c->head_rel == r->rel_next && is_frame_rule(r, c)) continue;
         bool changed = false;
         for (uint32_t k = 0; k < c->n_body; k++) {
             clit_t *l = &c->body[k];
-            if (l->kind == CL_DISTINCT || l->rel != r->rel_true || l->args[0]->kind != PAT_FN) continue;
-            for (uint32_t j = 0; j < n_fk; j++)
-                if (fk[j].frame && !fk[j].other && fk[j].functor == l->args[0]->functor &&
-                    fk[j].arity == l->args[0]->arity) {
-                    l->rel = r->rel_init;
-                    changed = true;
-                }
+            if (l->kind != CL_DISTINCT && l->rel == r->rel_true && l->args[0]->kind == PAT_FN &&
+                fluent_kind(fk, n_const, l->args[0])) {
+                l->rel = r->rel_init;
+                changed = true;
+            }
         }
         if (changed) rb_plan_order(b, c, UINT32_MAX, &c->plan);
     }
