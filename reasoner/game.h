@@ -75,9 +75,11 @@ typedef struct game_options {
     uint64_t ground_ms;        /* default 10000 */
     size_t ground_mb;          /* default 2048 */
     /* Ground instances of one rule past which grounding starts again with
-     * the rules' body variables eliminated (rules.h, RULES_ELIMINATE): 0 =
-     * the default, GAME_ELIMINATE_AFTER; 1 = eliminated from the start;
-     * UINT32_MAX = never. */
+     * the rules' body variables eliminated (rules.h, RULES_ELIMINATE) or,
+     * for a rule of a view every use asks with some arguments bound, that
+     * view asked on demand (rules_magic.c): 0 = the default,
+     * GAME_ELIMINATE_AFTER; 1 = eliminated from the start; UINT32_MAX =
+     * never. */
     uint64_t eliminate_after;
     /* Budget of the rules engine for the static relations (computed once,
      * in full): past it the game does not compile, instead of hanging on a

@@ -105,8 +105,20 @@ bool rules_elim_add(rules_member_set_t *ms, uint32_t src_off)
     return true;
 }
 
+bool rules_magic_add(rules_member_set_t *ms, const rules_t *r, uint32_t rel)
+{
+    if (rel >= r->n_rels || !r->rels[rel].magic_ok) return false;
+    rules_rel_name_t v = {r->rels[rel].name, r->rels[rel].arity};
+    for (uint32_t i = 0; i < ms->n_magic; i++)
+        if (ms->magic[i].name == v.name && ms->magic[i].arity == v.arity) return false;
+    XVEC_RESERVE(&ms->magic, &ms->cap_magic, ms->n_magic + 1);
+    ms->magic[ms->n_magic++] = v;
+    return true;
+}
+
 void rules_member_free(rules_member_set_t *ms)
 {
+    free(ms->magic);
     free(ms->elim_src);
     free(ms->elim_level);
     free(ms->rel);
@@ -132,6 +144,8 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
         b.n_elim_src = ms->n_elim;
         b.fd = ms->fd;
         b.fd_ud = ms->fd_ud;
+        b.magic = ms->magic;
+        b.n_magic = ms->n_magic;
     }
     b.elim_all = (flags & RULES_ELIMINATE) != 0;
     r->relaxed = (flags & RULES_RELAXED) != 0;
@@ -182,7 +196,11 @@ rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, u
     free(b.rel_index); /* relations are added other ways from here on */
     b.rel_index = NULL;
     b.index_cap = 0;
-    if (b.errors == 0 && r->relaxed) rb_constant_fluents(&b);
+    if (b.errors == 0 && r->relaxed) {
+        rb_constant_fluents(&b);
+        rb_compute_phases(r, b.rules, b.n_rules); /* the magic rules read no move relation */
+        rb_magic(&b);
+    }
     if (b.errors == 0) rb_split_components(&b);
     if (b.errors == 0) rb_project_local_vars(&b);
     if (b.errors == 0 && r->relaxed) {

@@ -117,6 +117,13 @@ typedef struct crel {
      * again with it among the membership relations if it grows past
      * RULES_MEMBER_BIG tuples (rules_compile_member; issue 13 item 4). */
     bool member;
+    /* RULES_RELAXED, magic sets (rules_magic.c): magic is a relation of
+     * the calls some rule makes of a view, or a part of its rules (the
+     * grounder records none of its tuples or literals); magic_ok, a view
+     * the grounder may ask on demand when it explodes: named, state phase,
+     * not a keyword, calling itself, every use restricting some argument. */
+    bool magic, magic_ok;
+    uint32_t magic_mask; /* a view with magic sets: the arguments every use binds */
 } crel_t;
 
 typedef struct rules {
@@ -219,6 +226,10 @@ struct rules_member_set;
  * with their variables eliminated. ms may be NULL. */
 rules_t *rules_compile_member(const program_t *p, term_store_t *ts, diag_t *d, unsigned flags,
                               const struct rules_member_set *ms);
+typedef struct rules_rel_name {
+    sym_t name;
+    uint32_t arity;
+} rules_rel_name_t;
 /* The relations an engine found too big to compute in full for membership
  * tests, compile after compile of one program (both engines retry the same
  * way: a relation blamed, the program compiled again with it on demand). */
@@ -239,6 +250,11 @@ typedef struct rules_member_set {
      * removes no instance and splits gates the circuit would share. */
     bool (*fd)(void *ud, uint32_t rel, uint32_t pos);
     void *fd_ud;
+    /* RULES_RELAXED: the views asked on demand while grounding (magic
+     * sets, rules_magic.c), by name and arity, found exploding by the
+     * grounder */
+    rules_rel_name_t *magic;
+    uint32_t n_magic, cap_magic;
 } rules_member_set_t;
 /* Add rel to ms; false when it is there already: compiled on demand, it
  * cannot have been measured again, so a second blame is not the same
@@ -247,6 +263,9 @@ bool rules_member_add(rules_member_set_t *ms, uint32_t rel);
 /* Add a rule's source offset to ms's elim_src at level 1, or raise it to
  * level 2; false when it is at level 2 already. */
 bool rules_elim_add(rules_member_set_t *ms, uint32_t src_off);
+/* Add view rel of r (crel_t magic_ok) to ms's magic views; false when it
+ * is not a candidate or is there already. */
+bool rules_magic_add(rules_member_set_t *ms, const rules_t *r, uint32_t rel);
 void rules_member_free(rules_member_set_t *ms);
 void rules_free(rules_t *r);
 /* Find a relation by name and arity (REL_NONE if absent). */

@@ -2,7 +2,8 @@
  * share (private to reasoner/rules*.c; rules.h is the interface).
  *
  * rules_compile (rules.c) runs the stages in order: normalise
- * (rules_normalise.c: `or` expanded, (not (distinct)) unified, join
+ * (rules_normalise.c, and rules_magic.c's views asked on demand in the
+ * grounder's relaxed program: `or` expanded, (not (distinct)) unified, join
  * decomposition, local variables projected out, the variables of the
  * rules the grounder found exploding eliminated, phases, rules ordered by
  * the components of their dependency graph), each body planned
@@ -60,6 +61,9 @@ typedef struct builder {
     bool elim_all;
     bool (*fd)(void *ud, uint32_t rel, uint32_t pos); /* rules_member_set_t fd */
     void *fd_ud;
+    /* views given magic sets (rules_magic.c) */
+    const rules_rel_name_t *magic;
+    uint32_t n_magic;
 } builder_t;
 
 typedef enum { TAB_BUSY, TAB_OK, TAB_BAD } tab_state_t;
@@ -88,6 +92,11 @@ void rb_eliminate_vars(builder_t *b);
 void rb_compute_phases(rules_t *r, const crule_t *rules, uint32_t n);
 /* Components in evaluation order (false: negation inside a cycle). */
 bool rb_order_rules(builder_t *b);
+
+/* rules_magic.c: magic sets for b->magic's views and the views their
+ * rules use; which other views could have them (crel_t magic_ok). After
+ * a first rb_compute_phases. */
+void rb_magic(builder_t *b);
 
 /* rules_plan.c */
 void rb_mark_vars(const pat_t *p, bool *bound);

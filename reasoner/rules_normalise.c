@@ -523,7 +523,9 @@ void rb_split_components(builder_t *b)
                 free(map);
                 /* The auxiliary rule must be safe on its own. */
                 XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
-                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+                /* a part of a magic rule is one too (rules_magic.c) */
+                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true,
+                                              .magic = r->rels[c.head_rel].magic};
                 a.head_rel = r->n_rels;
                 if (!rb_plan_order(b, &a, UINT32_MAX, &a.plan)) split = false;
             }
@@ -598,7 +600,8 @@ void rb_project_local_vars(builder_t *b)
             /* aux(keep...) <= L, with the literal's variables renumbered */
             XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
             uint32_t aux = r->n_rels++;
-            r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true};
+            r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true,
+                                    .magic = r->rels[c.head_rel].magic};
             /* a projection of does holds as few tuples as does */
             r->rels[aux].from_does = l->rel == r->rel_does || r->rels[l->rel].from_does;
             crule_t a = {.head_rel = aux, .n_vars = n_keep + n_local, .n_body = 1, .src_off = c.src_off};
@@ -773,7 +776,8 @@ void rb_eliminate_vars(builder_t *b)
                 for (uint32_t k = 0; k < a.n_body; k++)
                     if (a.body[k].kind != CL_DISTINCT && r->rels[a.body[k].rel].phase > ph) ph = r->rels[a.body[k].rel].phase;
                 XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
-                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = ph, .has_rules = true};
+                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = ph, .has_rules = true,
+                                              .magic = r->rels[c.head_rel].magic};
                 a.head_rel = r->n_rels;
                 if (!rb_plan_order(b, &a, UINT32_MAX, &a.plan)) {
                     tried[best] = true; /* unsafe on its own: try another */

@@ -20,6 +20,7 @@
 #define PLAN_FRESH_VAR 1L        /* a cost per variable it binds */
 #define PLAN_TABLED_FREE 100000000L /* a cost: a goal-directed call with free arguments */
 #define PLAN_DEMAND_UNBOUND 50000L  /* a cost: a demand call binding less than it is asked with */
+#define PLAN_MAGIC (10 * PLAN_ALL_BOUND) /* a magic literal (rules_magic.c): first */
 /* Partial adornment: a static probe costs PLAN_PER_DOUBLING per doubling
  * of its estimated fan-out past 2^PLAN_CHEAP_FANOUT_LG2, and a demand call
  * a guessed fan-out of 8 (three doublings) per argument it leaves free. */
@@ -176,6 +177,9 @@ bool rb_plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out,
                  * answer set (len(?l, 6): every list of length 6): it comes
                  * after every other generator, with as much bound as can be. */
                 const crel_t *L = &r->rels[l->rel];
+                /* A magic literal (rules_magic.c) is what restricts the rule
+                 * to the calls made of its head: it comes first. */
+                if (L->magic) score += PLAN_MAGIC;
                 if (ar != bnd && ((L->tabled && !L->adorned) || (b->tab && b->tab[l->rel]))) score -= PLAN_TABLED_FREE;
                 /* A demand call that would bind fewer arguments than its
                  * relation is asked with (partial demand, rb_compute_demand)
@@ -183,6 +187,10 @@ bool rb_plan_order_from(builder_t *b, crule_t *c, uint32_t first, corder_t *out,
                  * start full and shrink to what the plans bind. */
                 else if (ar != bnd && ((b->late && l->rel < b->n_late && b->late[l->rel]) || L->adorned) &&
                          (rb_bound_mask(r, l, bound) & L->demand_mask) != L->demand_mask)
+                    score -= PLAN_DEMAND_UNBOUND;
+                /* and a call of a view with magic sets, after the literals
+                 * that bind what its magic relation is asked with */
+                else if (ar != bnd && L->magic_mask && (rb_bound_mask(r, l, bound) & L->magic_mask) != L->magic_mask)
                     score -= PLAN_DEMAND_UNBOUND;
                 /* Partial adornment: a static probe (some argument bound) is
                  * weighed by its estimated fan-out beyond 4 (a step to a

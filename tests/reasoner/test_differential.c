@@ -6,8 +6,9 @@
  * found in the rules engine with game_move_from_text, which is checked too.
  * A listed game missing from the corpus fails; one the propnet cannot
  * ground fails unless it is marked may_not_ground (reported and skipped).
- * walled_maze.kif, ours, runs without the corpus: it checks the propnet's
- * grounding of constant fluents and of a static relation on demand too. */
+ * walled_maze.kif and tally.kif, ours, run without the corpus: they check
+ * the propnet's grounding of constant fluents and of a static relation on
+ * demand, and of a view asked on demand (magic sets). */
 #include "testutil.h"
 
 #include "base/rng.h"
@@ -78,17 +79,21 @@ typedef struct diff_game {
     const char *name;
     unsigned max_steps; /* cap for long games */
     bool may_not_ground; /* the propnet's default budget does not ground it (issue 17) */
+    uint64_t ground_ms;  /* the propnet's grounding budget, 0: the default (10 s) */
 } diff_game_t;
 
 static const diff_game_t diff_games[] = {
-    {"ticTacToe", 100, false},   {"connectFour", 100, false},  {"breakthrough", 150, false},
-    {"3pConnectFour", 100, false}, {"gt_prisoner", 100, false}, {"eightPuzzle", 100, false},
-    {"hex", 150, false},         {"chess", 40, true},          {"connectFourSimultaneous", 100, false},
-    {"pentago", 100, false},     {"4pffa", 60, false},         {"tictactoe_3player", 100, false},
-    {"blocksWorld", 100, false}, {"sum15", 100, false},        {"roshambo2", 100, false},
+    {"ticTacToe", 100, false, 0},   {"connectFour", 100, false, 0},  {"breakthrough", 150, false, 0},
+    {"3pConnectFour", 100, false, 0}, {"gt_prisoner", 100, false, 0}, {"eightPuzzle", 100, false, 0},
+    {"hex", 150, false, 0},         {"chess", 40, true, 0},          {"connectFourSimultaneous", 100, false, 0},
+    {"pentago", 100, false, 0},     {"4pffa", 60, false, 0},         {"tictactoe_3player", 100, false, 0},
+    {"blocksWorld", 100, false, 0}, {"sum15", 100, false, 0},        {"roshambo2", 100, false, 0},
     /* constant fluents (walls, terrain) read as init by the grounder */
-    {"mummymaze1p", 60, false},  {"mummymaze2p", 60, false},   {"wargame01", 60, false},
-    {"skirmishFinal3", 60, false}, {"pacman2p", 60, false},
+    {"mummymaze1p", 60, false, 0},  {"mummymaze2p", 60, false, 0},   {"wargame01", 60, false, 0},
+    {"skirmishFinal3", 60, false, 0}, {"pacman2p", 60, false, 0},
+    /* count_loop asked on demand (magic sets): about 1-3 s in a release
+     * build, so several times that under the sanitizers */
+    {"merrills", 60, false, 120000},
 };
 enum { SEEDS_PER_GAME = 3 };
 
@@ -216,7 +221,7 @@ static void test_engines_agree(void **state)
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.kif", games, dg->name);
         loaded_game_t l;
-        game_options_t pn = {.engine = ENGINE_PROPNET, .quiet = true};
+        game_options_t pn = {.engine = ENGINE_PROPNET, .quiet = true, .ground_ms = dg->ground_ms};
         game_free(agree_on(path, dg->name, dg->max_steps, dg->may_not_ground, pn, i * SEEDS_PER_GAME, SEEDS_PER_GAME, &played,
                            &steps, &skipped, &l));
         unload_game(&l);
@@ -262,8 +267,41 @@ static void test_walled_maze(void **state)
     unload_game(&l);
 }
 
+/* tally.kif (see its header): past eliminate_after instances of a rule of
+ * count_loop, the grounder starts again with count_loop asked on demand
+ * (magic sets, reasoner/rules_magic.c), and count_one with it: a network
+ * under a twentieth of the props the rules as written make (eliminate_after never:
+ * every cell with every pair of counts so far). Both play as the rules
+ * engine does. */
+static void test_tally_on_demand(void **state)
+{
+    (void)state;
+    unsigned played = 0, steps = 0, skipped = 0;
+    loaded_game_t l;
+    const char *path = GGP_SOURCE_DIR "/tests/reasoner/tally.kif";
+    game_options_t pn = {.engine = ENGINE_PROPNET, .quiet = true, .ground_ms = 60000, .eliminate_after = 10000};
+    game_t *g = agree_on(path, "tally", 12, false, pn, 0, 30, &played, &steps, &skipped, &l);
+    game_stats_t on_demand, as_written;
+    game_get_stats(g, &on_demand);
+    game_free(g);
+    unload_game(&l);
+    pn.eliminate_after = UINT32_MAX;
+    g = agree_on(path, "tally", 12, false, pn, 100, 30, &played, &steps, &skipped, &l);
+    game_get_stats(g, &as_written);
+    game_free(g);
+    unload_game(&l);
+    printf("tally: %zu props, %zu gates, %u tries on demand; %zu props, %zu gates, %u tries as written; %u joint moves\n",
+           on_demand.props, on_demand.gates, on_demand.ground_tries, as_written.props, as_written.gates,
+           as_written.ground_tries, steps);
+    assert_int_equal(as_written.ground_tries, 1);
+    assert_int_equal(on_demand.ground_tries, 2); /* count_loop blamed, then asked on demand */
+    assert_true(on_demand.props * 20 < as_written.props);
+    assert_int_equal(played, 60);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_walled_maze), cmocka_unit_test(test_engines_agree)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_walled_maze), cmocka_unit_test(test_tally_on_demand),
+                                       cmocka_unit_test(test_engines_agree)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
