@@ -20,7 +20,7 @@ struct game_grounding {
     pthread_cond_t cv;
     bool done, taken; /* under mu */
     game_t *game;     /* the result, until taken */
-    char reason[160];
+    char reason[320];
 };
 
 static void *grounding_main(void *arg)

@@ -90,8 +90,9 @@ typedef struct grounder {
     size_t bytes, max_bytes;
     bool over;
     bool too_many; /* the 32-bit offsets below would wrap */
-    /* instances per rule; past elim_after (0: no bound) grounding stops
-     * with over_rule set, to start again with variables eliminated */
+    /* instances per rule (a failure names the rule with the most); past
+     * elim_after (0: no bound) grounding stops with over_rule set, to
+     * start again with variables eliminated */
     uint32_t *rule_inst, elim_after, over_src;
     bool over_rule;
     /* past elim_after instances of a rule of a view that could be asked
@@ -172,7 +173,8 @@ static void record(void *ud, const crule_t *c, const tid_t *vals, const uint32_t
         }
         return;
     }
-    if (gr->elim_after && (c->elim || r->rels[c->head_rel].magic_ok) && ++gr->rule_inst[ri] > gr->elim_after &&
+    ++gr->rule_inst[ri];
+    if (gr->elim_after && (c->elim || r->rels[c->head_rel].magic_ok) && gr->rule_inst[ri] > gr->elim_after &&
         !gr->over) {
         gr->over = true;
         /* A view asked on demand first: merrills' count_loop rule is both,
@@ -238,6 +240,15 @@ typedef struct named_bit {
 static int cmp_named_bit(const void *a, const void *b)
 {
     return strcmp(((const named_bit_t *)a)->canon, ((const named_bit_t *)b)->canon);
+}
+
+/* The rule with the most instances recorded (UINT32_MAX: none). */
+static uint32_t most_instances(const grounder_t *gr, const rules_t *r)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; gr->rule_inst && i < r->n_rules; i++)
+        if (gr->rule_inst[i] && (best == UINT32_MAX || gr->rule_inst[i] > gr->rule_inst[best])) best = i;
+    return best;
 }
 
 static void grounder_free(grounder_t *gr)
@@ -407,10 +418,9 @@ again:;
     rel.mem_limit = stat.mem < (opt->ground_mb << 20) ? (opt->ground_mb << 20) - stat.mem : 1;
     rel.progress = opt->progress;
     grounder_t gr = {.r = r, .max_bytes = opt->ground_mb << 20, .ev = &rel};
-    if (!eliminate && !plain && opt->eliminate_after < UINT32_MAX) { /* past it: never */
+    if (!eliminate && !plain && opt->eliminate_after < UINT32_MAX) /* past it: never */
         gr.elim_after = (uint32_t)opt->eliminate_after;
-        gr.rule_inst = xcalloc(r->n_rules ? r->n_rules : 1, sizeof *gr.rule_inst);
-    }
+    gr.rule_inst = xcalloc(r->n_rules ? r->n_rules : 1, sizeof *gr.rule_inst);
     rel.emit = record;
     rel.emit_ud = &gr;
     bool ok = static_ok && eval_run_phases(&rel, PHASE_STATE, PHASE_MOVE);
@@ -448,7 +458,7 @@ again:;
     fd_prev_free(&prev);
     if (!ok) {
         const evaluator_t *at = static_ok ? &rel : &stat;
-        char name[160], rule[256] = "", where[480] = "";
+        char name[160], rule[256] = "", where[640] = "";
         /* Where the rules blow up: the rule being joined, so that its
          * author sees which join to factor (chess.kif's check rules). */
         uint32_t off = eval_blame_src_off(at);
@@ -462,6 +472,18 @@ again:;
                      rule);
         else if (*rule)
             snprintf(where, sizeof where, " (%s)", rule + 2);
+        /* and the source rule with the most instances recorded, if
+         * another: where the evaluation stands at a deadline depends on
+         * the timing (chess.kif stops in a legal or next rule, run after
+         * run, while its check rules' instances are the most) */
+        uint32_t big = most_instances(&gr, r);
+        if (big != UINT32_MAX && r->rules[big].src_off != off && r->rules[big].src_off != UINT32_MAX && p->src) {
+            uint32_t line, col;
+            src_locate(p->src, r->rules[big].src_off, &line, &col);
+            size_t n = strlen(where);
+            snprintf(where + n, sizeof where - n, "; the most instances, %u, of the rule at %s:%u:%u", gr.rule_inst[big],
+                     p->src->name, line, col);
+        }
         if (ts->full) snprintf(reason, reason_len, "grounding fills the term store");
         else if (gr.too_many)
             snprintf(reason, reason_len, "grounding records more than 2^30 rule instances%s", where);

@@ -205,6 +205,8 @@ static void ground_over_budget(const game_options_t *opt, const char *name, cons
     if (!strstr(text, needle) || !strstr(text, rule)) fail_msg("expected '%s' and '%s' in: %s", needle, rule, text);
     snprintf(rule, sizeof rule, " tuples, in its rule at %s:%d:1)", path, line);
     if (!strstr(text, rule)) fail_msg("expected '%s' in: %s", rule, text);
+    /* that rule made the most instances: no other is named */
+    if (strstr(text, "the most instances")) fail_msg("another rule named in: %s", text);
     free(text);
     tu_rules_free(&l);
 }
