@@ -76,8 +76,9 @@ typedef struct game_options {
     size_t ground_mb;          /* default 2048 */
     /* Ground instances of one rule past which grounding starts again with
      * the rules' body variables eliminated (rules.h, RULES_ELIMINATE) or,
-     * for a rule of a view every use asks with some arguments bound, that
-     * view asked on demand (rules_magic.c): 0 = the default,
+     * first, for a rule of a view that calls itself and that every use
+     * asks with some arguments bound, that view asked on demand
+     * (rules_magic.c): 0 = the default,
      * GAME_ELIMINATE_AFTER; 1 = eliminated from the start; UINT32_MAX =
      * never. */
     uint64_t eliminate_after;

@@ -123,7 +123,7 @@ typedef struct crel {
      * the grounder may ask on demand when it explodes: named, state phase,
      * not a keyword, calling itself, every use restricting some argument. */
     bool magic, magic_ok;
-    uint32_t magic_mask; /* a view with magic sets: the arguments every use binds */
+    uint32_t magic_mask; /* a view with magic sets: the arguments its magic relation is asked with */
 } crel_t;
 
 typedef struct rules {

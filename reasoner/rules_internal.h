@@ -2,9 +2,10 @@
  * share (private to reasoner/rules*.c; rules.h is the interface).
  *
  * rules_compile (rules.c) runs the stages in order: normalise
- * (rules_normalise.c, and rules_magic.c's views asked on demand in the
- * grounder's relaxed program: `or` expanded, (not (distinct)) unified, join
- * decomposition, local variables projected out, the variables of the
+ * (rules_normalise.c: `or` expanded, (not (distinct)) unified, then, in
+ * the grounder's relaxed program, constant fluents and the views asked on
+ * demand of rules_magic.c, join decomposition, local variables projected
+ * out, the variables of the
  * rules the grounder found exploding eliminated, phases, rules ordered by
  * the components of their dependency graph), each body planned
  * (rules_plan.c, also the size estimates), then goal-directed evaluation:

@@ -124,8 +124,9 @@ static bool magic_view(builder_t *b, uint32_t p)
     bool ok = true;
     /* p's rules planned again with the magic literal first may bind less
      * at their own calls of p than the old plans did (tally.kif's
-     * count_loop, asked from the next cell before nextcell bound it): the
-     * mask shrinks to what every use binds until it holds. */
+     * count_loop, asked from the next cell before nextcell bound it,
+     * before the planner weighed magic_mask): the mask shrinks until every
+     * use binds it. */
     for (;;) {
         uint32_t m_ar = (uint32_t)__builtin_popcount(mask);
         /* state phase whatever its rules read: it restricts (magic_mask) */
@@ -142,8 +143,8 @@ static bool magic_view(builder_t *b, uint32_t p)
             ok &= rb_plan_order(b, c, UINT32_MAX, &c->plan); /* the magic literal first (rules_plan.c) */
         }
         uint32_t now = ok ? magic_mask(b, p) : 0;
-        if (now == mask) break;
-        mask = now;
+        if (ok && (now & mask) == mask) break; /* every use binds the mask */
+        mask &= now;                           /* only shrinks: the loop ends */
         if (!mask) {
             ok = false;
             break;
@@ -225,8 +226,11 @@ void rb_magic(builder_t *b)
      * (merrills' count_loop), what a call restricts; a view that is one
      * join (ruleDepthExponential's prereqN) gains little and would lose a
      * try. A view given magic sets is none: asked on demand, it makes at
-     * most the instances it made before, so the grounder lets it run to its
-     * budget. */
+     * most the instances it made before, so the grounder does not start
+     * again for it (a rule of it that elimination can rewrite still may
+     * be). Magic rules themselves are not counted: one that explodes stops
+     * at the time or memory budget, and the rules as written get what is
+     * left. */
     bool *self = xcalloc(r->n_rels ? r->n_rels : 1, sizeof *self);
     for (uint32_t i = 0; i < b->n_rules; i++) {
         const crule_t *c = &b->rules[i];
