@@ -193,8 +193,9 @@ static bool magic_view(builder_t *b, uint32_t p)
 /* A view asked on demand makes its calls on demand too: the views its
  * rules use that could have magic sets get them (Beeri and Ramakrishnan's
  * rewriting of every predicate reachable from the query; merrills'
- * count_one, asked by count_loop from one pit and two counts: 600k props
- * for the whole step counter's numbers otherwise). */
+ * count_one, asked by count_loop from one pit and two counts, otherwise
+ * holds for every pair of the step counter's numbers: 744,511 props
+ * against 372,642 when measured, count_loop eliminated first). */
 void rb_magic(builder_t *b)
 {
     rules_t *r = b->r;
