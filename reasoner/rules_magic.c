@@ -60,6 +60,9 @@ static uint32_t magic_mask(const builder_t *b, uint32_t p)
     bool used = false;
     for (uint32_t i = 0; i < b->n_rules && mask; i++) {
         const crule_t *c = &b->rules[i];
+        bool uses = false; /* most rules do not: no walk, no allocation */
+        for (uint32_t k = 0; k < c->n_body && !uses; k++) uses = c->body[k].kind != CL_DISTINCT && c->body[k].rel == p;
+        if (!uses) continue;
         bool *bound = NULL, state = false;
         for (uint32_t k = 0; k < c->n_body && mask; k++) {
             const clit_t *l = &c->body[c->plan.order[k]];

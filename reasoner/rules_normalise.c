@@ -419,6 +419,17 @@ static pat_t **var_pats(rules_t *r, uint32_t n, const uint32_t *slots)
 
 /* After literals were replaced: number the remaining variables densely
  * and plan the body again. */
+/* An auxiliary relation of arity n and phase ph, made from a rule of
+ * relation of, written at r->rels[r->n_rels] (the caller counts it once it
+ * keeps it). A part of a magic rule is magic too (rules_magic.c). */
+static void aux_rel_at_end(builder_t *b, uint32_t n, phase_t ph, uint32_t of)
+{
+    rules_t *r = b->r;
+    XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+    r->rels[r->n_rels] =
+        (crel_t){.name = SYM_NONE, .arity = n, .phase = ph, .has_rules = true, .magic = r->rels[of].magic};
+}
+
 static void renumber_and_plan(builder_t *b, crule_t *c)
 {
     rules_t *r = b->r;
@@ -522,10 +533,7 @@ void rb_split_components(builder_t *b)
                     }
                 free(map);
                 /* The auxiliary rule must be safe on its own. */
-                XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
-                /* a part of a magic rule is one too (rules_magic.c) */
-                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true,
-                                              .magic = r->rels[c.head_rel].magic};
+                aux_rel_at_end(b, n_keep, PHASE_STATIC, c.head_rel);
                 a.head_rel = r->n_rels;
                 if (!rb_plan_order(b, &a, UINT32_MAX, &a.plan)) split = false;
             }
@@ -598,10 +606,8 @@ void rb_project_local_vars(builder_t *b)
                 continue;
             }
             /* aux(keep...) <= L, with the literal's variables renumbered */
-            XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
+            aux_rel_at_end(b, n_keep, PHASE_STATIC, c.head_rel);
             uint32_t aux = r->n_rels++;
-            r->rels[aux] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = PHASE_STATIC, .has_rules = true,
-                                    .magic = r->rels[c.head_rel].magic};
             /* a projection of does holds as few tuples as does */
             r->rels[aux].from_does = l->rel == r->rel_does || r->rels[l->rel].from_does;
             crule_t a = {.head_rel = aux, .n_vars = n_keep + n_local, .n_body = 1, .src_off = c.src_off};
@@ -775,9 +781,7 @@ void rb_eliminate_vars(builder_t *b)
                 phase_t ph = PHASE_STATIC;
                 for (uint32_t k = 0; k < a.n_body; k++)
                     if (a.body[k].kind != CL_DISTINCT && r->rels[a.body[k].rel].phase > ph) ph = r->rels[a.body[k].rel].phase;
-                XVEC_RESERVE(&r->rels, &b->cap_rels, r->n_rels + 1);
-                r->rels[r->n_rels] = (crel_t){.name = SYM_NONE, .arity = n_keep, .phase = ph, .has_rules = true,
-                                              .magic = r->rels[c.head_rel].magic};
+                aux_rel_at_end(b, n_keep, ph, c.head_rel);
                 a.head_rel = r->n_rels;
                 if (!rb_plan_order(b, &a, UINT32_MAX, &a.plan)) {
                     tried[best] = true; /* unsafe on its own: try another */
