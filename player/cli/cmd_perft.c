@@ -14,7 +14,8 @@
 
 static const char perft_help[] =
     "usage: ggp perft FILE.kif --depth D [--engine propnet|rules|auto]\n"
-    "                 [--ground-ms MS] [--load-ms MS] [--memory MB] [--quiet]\n"
+    "                 [--ground-ms MS] [--eliminate-after N] [--load-ms MS]\n"
+    "                 [--memory MB] [--quiet]\n"
     "\n"
     "Walk the game tree depth-first from the initial state, playing every joint\n"
     "move (one legal move per role) and stopping at terminal states, and print\n"
@@ -27,18 +28,11 @@ static const char perft_help[] =
     "Then the total time. States at every depth are kept to count S, so memory\n"
     "grows with S.\n"
     "\n"
-    "  --depth D       depth to reach, 1..64 (required)\n"
-    "  --engine E      propnet, rules or auto (default auto)\n"
-    "  --ground-ms N   grounding budget of the propnet in ms (default 10000)\n"
-    "  --eliminate-after N\n"
-    "                  past N ground instances of a rule, ground again with\n"
-    "                  that rule's body variables eliminated, or its view\n"
-    "                  asked on demand (default 524288; 1: every rule\n"
-    "                  eliminated from the start)\n"
-    "  --load-ms MS    load budget: past it the load fails naming the\n"
-    "                  relation it was computing (default: none)\n"
-    "  --memory MB     memory budget of loading (default 2048)\n"
-    "  --quiet         do not report which engine was chosen\n"
+    "  --depth D         depth to reach, 1..64 (required)\n"
+    CLI_HELP_LOAD_OPTIONS
+    "  --load-ms MS      load budget: past it the load fails naming the\n"
+    "                    relation it was computing (default: none)\n"
+    "  --quiet           do not report which engine was chosen\n"
     "\n"
     "exit status: 0 done, 1 the game does not compile, 2 usage or I/O error\n";
 

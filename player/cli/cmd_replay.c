@@ -11,7 +11,8 @@
 
 static const char replay_help[] =
     "usage: ggp replay FILE.kif TRACE... [--engine propnet|rules|auto] [--ground-ms MS]\n"
-    "                  [--load-ms MS] [--memory MB] [--time-limit S] [--quiet]\n"
+    "                  [--eliminate-after N] [--load-ms MS] [--memory MB]\n"
+    "                  [--time-limit S] [--quiet]\n"
     "\n"
     "Replay reference traces (shared/traces) with the reasoner. From the initial\n"
     "state, at every line compare the state (as a set of canonical fluents), the\n"
@@ -27,16 +28,9 @@ static const char replay_help[] =
     "  replayed N traces: X ok, Y failed\n"
     "('replayed 1 trace: ...' for one).\n"
     "\n"
-    "  --engine E        propnet, rules or auto (default auto)\n"
-    "  --ground-ms N     grounding budget of the propnet in ms (default 10000)\n"
-    "  --eliminate-after N\n"
-    "                    past N ground instances of a rule, ground again with\n"
-    "                    that rule's body variables eliminated, or its view\n"
-    "                    asked on demand (default 524288; 1: every rule\n"
-    "                    eliminated from the start)\n"
+    CLI_HELP_LOAD_OPTIONS
     "  --load-ms MS      load budget: past it the load fails naming the\n"
     "                    relation it was computing (default: none)\n"
-    "  --memory MB       memory budget of loading (default 2048)\n"
     "  --quiet           print only divergences and the summary\n"
     "  --time-limit S    stop a trace that takes more than S seconds (0 = no\n"
     "                    limit, the default); it counts as incomplete, not ok\n"

@@ -14,7 +14,8 @@
 
 static const char trace_help[] =
     "usage: ggp trace FILE.kif [--seed S] [--engine propnet|rules|auto] [--max-steps N]\n"
-    "                 [--ground-ms MS] [--load-ms MS] [--memory MB] [--quiet]\n"
+    "                 [--ground-ms MS] [--eliminate-after N] [--load-ms MS]\n"
+    "                 [--memory MB] [--quiet]\n"
     "\n"
     "Play one random game (every role picks uniformly among its legal moves,\n"
     "taken in sorted order of their text, with an rng seeded by S) and write it\n"
@@ -27,19 +28,12 @@ static const char trace_help[] =
     "of the rules, noted on stderr), ends with a step line without moves.\n"
     "The same seed gives the same trace with every engine.\n"
     "\n"
-    "  --seed S        random seed (default 1)\n"
-    "  --engine E      propnet, rules or auto (default auto)\n"
-    "  --ground-ms N   grounding budget of the propnet in ms (default 10000)\n"
-    "  --eliminate-after N\n"
-    "                  past N ground instances of a rule, ground again with\n"
-    "                  that rule's body variables eliminated, or its view\n"
-    "                  asked on demand (default 524288; 1: every rule\n"
-    "                  eliminated from the start)\n"
-    "  --load-ms MS    load budget: past it the load fails naming the\n"
-    "                  relation it was computing (default: none)\n"
-    "  --memory MB     memory budget of loading (default 2048)\n"
-    "  --max-steps N   play at most N joint moves (default 10000)\n"
-    "  --quiet         do not report which engine was chosen\n"
+    "  --seed S          random seed (default 1)\n"
+    CLI_HELP_LOAD_OPTIONS
+    "  --load-ms MS      load budget: past it the load fails naming the\n"
+    "                    relation it was computing (default: none)\n"
+    "  --max-steps N     play at most N joint moves (default 10000)\n"
+    "  --quiet           do not report which engine was chosen\n"
     "\n"
     "exit status: 0 written, 1 the game does not compile, 2 usage or I/O error\n";
 

@@ -599,6 +599,25 @@ static void test_bad_options(void **state)
     free(k);
 }
 
+/* The options every game-loading command accepts (cli_args_parse) are in
+ * each one's help twice: in the usage line and with their meaning. */
+static void test_load_options_in_help(void **state)
+{
+    (void)state;
+    const char *cmds[] = {"bench", "replay", "trace", "perft"};
+    const char *opts[] = {"--engine", "--ground-ms", "--eliminate-after", "--load-ms", "--memory", "--quiet"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char *out;
+        assert_int_equal(run(&out, "%s %s --help", GGP_BIN, cmds[i]), 0);
+        for (size_t j = 0; j < sizeof opts / sizeof *opts; j++) {
+            unsigned n = 0;
+            for (const char *p = out; (p = strstr(p, opts[j])); p += strlen(opts[j])) n++;
+            if (n < 2) fail_msg("ggp %s --help names %s %u time(s), want 2:\n%s", cmds[i], opts[j], n, out);
+        }
+        free(out);
+    }
+}
+
 /* Output lost to a full disk is an error naming what could not be
  * written, never a silent exit 0. */
 static void test_stdout_write_errors(void **state)
@@ -672,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_play_board),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_stdout_write_errors),
+        cmocka_unit_test(test_load_options_in_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
