@@ -8,6 +8,26 @@
 
 #include "base/xalloc.h"
 
+/* Counts of the propagation's work, for bench/plies_stats.sh: compiled in
+ * only with GGP_PN_STATS (cmake -DGGP_PN_STATS=ON), printed to stderr when
+ * the run is freed. STAT(...) is its code, nothing otherwise. */
+#ifdef GGP_PN_STATS
+#include <stdio.h>
+typedef struct pn_stats {
+    uint64_t props;  /* propagations */
+    uint64_t pops;   /* events popped */
+    uint64_t edges;  /* counter edges followed */
+    uint64_t flips;  /* gates flipped by a counter */
+    uint64_t net;    /* of those gates, how many a propagation left changed */
+    uint64_t dead;   /* edges into an AND that another input, a false state bit, holds false */
+    uint8_t *mark, *orig, *is_base;
+    uint32_t *list, n_list;
+} pn_stats_t;
+#define STAT(...) __VA_ARGS__
+#else
+#define STAT(...)
+#endif
+
 /* --------------------------------------------------------------- running */
 
 /* A copy of the running state for a state set from outside (a search
@@ -52,6 +72,7 @@ struct pn_run {
     bool lazy_ok; /* the lazy (goal-only) gates hold for the current state */
     pn_snap_t snap[PN_SNAPS];
     uint64_t tick;
+    STAT(pn_stats_t st;)
 };
 
 static inline void run_toggle(pn_run_t *x, uint32_t e)
@@ -107,6 +128,11 @@ static __attribute__((noinline)) uint32_t *run_grow(pn_run_t *x)
 
 static inline void hot_flip(pn_run_t *x, run_hot_t *h, uint32_t v, uint32_t nv)
 {
+    STAT(x->st.flips++; if (!x->st.mark[v]) {
+        x->st.mark[v] = 1;
+        x->st.orig[v] = !nv;
+        x->st.list[x->st.n_list++] = v;
+    })
     const pn_node_t *d = &h->node[v];
     uint32_t fl = d->fl;
     if (fl & FL_FAN) {
@@ -193,6 +219,37 @@ static __attribute__((noinline)) void run_slow(pn_run_t *x, uint32_t e)
     }
 }
 
+#ifdef GGP_PN_STATS
+static void stat_edges(pn_run_t *x, uint32_t e, const uint32_t *f, const uint32_t *fe)
+{
+    const pn_circuit_t *c = x->c;
+    x->st.pops++;
+    x->st.edges += (uint64_t)(fe - f);
+    for (; f < fe; f++) {
+        uint32_t t = *f;
+        if (c->kind[t] != K_AND) continue;
+        for (uint32_t j = c->in_off[t]; j < c->in_off[t + 1]; j++) {
+            uint32_t l = c->in[j];
+            if (!(l & 1) && l >> 1 != e >> 1 && x->st.is_base[l >> 1] && x->cnt[l >> 1] <= 0) {
+                x->st.dead++;
+                break;
+            }
+        }
+    }
+}
+
+static void stat_end(pn_run_t *x)
+{
+    x->st.props++;
+    for (uint32_t i = 0; i < x->st.n_list; i++) {
+        uint32_t v = x->st.list[i];
+        x->st.mark[v] = 0;
+        x->st.net += (uint8_t)(x->cnt[v] > 0) != x->st.orig[v];
+    }
+    x->st.n_list = 0;
+}
+#endif
+
 static void run_propagate(pn_run_t *x)
 {
     const pn_circuit_t *c = x->c;
@@ -216,6 +273,7 @@ static void run_propagate(pn_run_t *x)
             /* +1 to the gates whose input literal became true, -1 to the
              * others; a gate flips when its counter crosses 0/1. */
             const uint32_t *f = cedge + d->fan, *fm = cedge + d->mid, *fe = cedge + d[1].fan;
+            STAT(stat_edges(x, e, f, fe);)
             if (e & 1) {
                 for (; f < fm; f++)
                     if (++cnt[*f] == 1) hot_flip(x, &h, *f, 1);
@@ -231,7 +289,10 @@ static void run_propagate(pn_run_t *x)
         x->n_stack = 0;
         uint32_t w = 0;
         while (w < x->n_pwords && !x->pending[w]) w++;
-        if (w == x->n_pwords) return;
+        if (w == x->n_pwords) {
+            STAT(stat_end(x);)
+            return;
+        }
         uint32_t gi = w * 64 + (uint32_t)__builtin_ctzll(x->pending[w]);
         x->pending[w] &= x->pending[w] - 1;
         uint32_t lo = c->group_lo[gi], hi = c->group_hi[gi];
@@ -286,6 +347,9 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
         x->gold = xmalloc(gmax);
     }
     x->cnt = xcalloc(nn, sizeof *x->cnt);
+    STAT(x->st.mark = xcalloc(nn + 1, 1); x->st.orig = xcalloc(nn + 1, 1); x->st.is_base = xcalloc(nn + 1, 1);
+         x->st.list = xmalloc((nn + 1) * sizeof *x->st.list);
+         for (uint32_t b = 0; b < c->n_base; b++) if (c->base_node[b] != NONE) x->st.is_base[c->base_node[b]] = 1;)
     x->cap_stack = 2 * nn + 16;
     x->stack = xmalloc(x->cap_stack * sizeof *x->stack);
     x->queue = xmalloc((nn ? nn : 1) * sizeof *x->queue);
@@ -342,6 +406,10 @@ pn_run_t *pn_run_new(const pn_circuit_t *c)
 void pn_run_free(pn_run_t *x)
 {
     if (!x) return;
+    STAT(fprintf(stderr, "pn_stats propagations=%llu pops=%llu edges=%llu flips=%llu net=%llu dead_and_edges=%llu\n",
+                 (unsigned long long)x->st.props, (unsigned long long)x->st.pops, (unsigned long long)x->st.edges,
+                 (unsigned long long)x->st.flips, (unsigned long long)x->st.net, (unsigned long long)x->st.dead);
+         free(x->st.mark); free(x->st.orig); free(x->st.is_base); free(x->st.list);)
     for (uint32_t r = 0; r < x->c->n_roles; r++) free(x->legal[r]);
     free(x->legal);
     free(x->n_legal);
