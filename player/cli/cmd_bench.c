@@ -17,8 +17,8 @@
 #include "reasoner/game.h"
 
 static const char bench_help[] =
-    "usage: ggp bench FILE.kif [--seconds S] [--threads T] [--seed N]\n"
-    "                 [--engine propnet|rules|auto] [--ground-ms MS] [--load-ms MS]\n"
+    "usage: ggp bench FILE.kif [--seconds S] [--load-ms MS] [--threads T] [--seed N]\n"
+    "                 [--engine propnet|rules|auto] [--ground-ms MS]\n"
     "                 [--eliminate-after N] [--memory MB] [--quiet]\n"
     "\n"
     "Measure the reasoner: random playouts from the initial state (a uniformly\n"

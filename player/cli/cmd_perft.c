@@ -14,8 +14,8 @@
 
 static const char perft_help[] =
     "usage: ggp perft FILE.kif --depth D [--engine propnet|rules|auto]\n"
-    "                 [--ground-ms MS] [--eliminate-after N] [--load-ms MS]\n"
-    "                 [--memory MB] [--quiet]\n"
+    "                 [--ground-ms MS] [--eliminate-after N] [--memory MB]\n"
+    "                 [--load-ms MS] [--quiet]\n"
     "\n"
     "Walk the game tree depth-first from the initial state, playing every joint\n"
     "move (one legal move per role) and stopping at terminal states, and print\n"

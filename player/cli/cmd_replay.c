@@ -11,7 +11,7 @@
 
 static const char replay_help[] =
     "usage: ggp replay FILE.kif TRACE... [--engine propnet|rules|auto] [--ground-ms MS]\n"
-    "                  [--eliminate-after N] [--load-ms MS] [--memory MB]\n"
+    "                  [--eliminate-after N] [--memory MB] [--load-ms MS]\n"
     "                  [--time-limit S] [--quiet]\n"
     "\n"
     "Replay reference traces (shared/traces) with the reasoner. From the initial\n"

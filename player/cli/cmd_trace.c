@@ -14,8 +14,8 @@
 
 static const char trace_help[] =
     "usage: ggp trace FILE.kif [--seed S] [--engine propnet|rules|auto] [--max-steps N]\n"
-    "                 [--ground-ms MS] [--eliminate-after N] [--load-ms MS]\n"
-    "                 [--memory MB] [--quiet]\n"
+    "                 [--ground-ms MS] [--eliminate-after N] [--memory MB]\n"
+    "                 [--load-ms MS] [--quiet]\n"
     "\n"
     "Play one random game (every role picks uniformly among its legal moves,\n"
     "taken in sorted order of their text, with an rng seeded by S) and write it\n"

@@ -49,22 +49,23 @@ bool cli_budget_opt(const char *cmd, const char *opt, const char *val, void *out
     CLI_OPT_FN("--load-ms", cli_budget_opt, (1 ? (p) : (game_options_t *)0)), \
         CLI_OPT_FN("--memory", cli_budget_opt, (1 ? (p) : (game_options_t *)0))
 
-/* cli_opts_parse for the commands that load one game the same way (bench,
- * perft, replay, trace): the files (positional) into *files, --engine,
- * --ground-ms, --eliminate-after, --load-ms, --memory and --quiet into
- * *opts, and the command's own options of extra. */
 /* The help of those options that mean the same in every such command
  * (--load-ms differs, --quiet is each command's own), one text for the
  * four; their other options' help lines are aligned with it (column 21). */
 #define CLI_HELP_LOAD_OPTIONS                                                    \
     "  --engine E        propnet, rules or auto (default auto)\n"               \
-    "  --ground-ms N     grounding budget of the propnet in ms (default 10000)\n" \
+    "  --ground-ms MS    grounding budget of the propnet in ms (default 10000)\n" \
     "  --eliminate-after N\n"                                                    \
     "                    past N ground instances of a rule, ground again with\n" \
     "                    that rule's body variables eliminated, or its view\n"   \
     "                    asked on demand (default 524288; 1: every rule\n"       \
     "                    eliminated from the start)\n"                           \
     "  --memory MB       memory budget of loading (default 2048)\n"
+
+/* cli_opts_parse for the commands that load one game the same way (bench,
+ * perft, replay, trace): the files (positional) into *files, --engine,
+ * --ground-ms, --eliminate-after, --load-ms, --memory and --quiet into
+ * *opts, and the command's own options of extra. */
 bool cli_args_parse(const char *cmd, const char *help, int argc, char **argv, const cli_opt_t *extra, size_t n_extra,
                     game_options_t *opts, cli_list_t *files, int *rc);
 
