@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # bench/plies_stats.sh - what a propnet ply's propagation does, counted
 # (deterministic, as bench/plies.sh's instructions): events popped, counter
-# edges followed, gates flipped, wasted flips (a gate flipped and flipped
-# back within one propagation: flips less net changes) and dead AND edges
-# (into an AND that another input, a false state bit, holds false: work
-# that a skipping scheme could save). Builds the reasoner with
-# GGP_PN_STATS (counters in propnet_circuit_run.c; build/stats) and
-# bench/plies.c against it. Prints a Markdown table. Not a test.
+# edges followed, gates flipped by a counter, wasted flips ((flips - net) /
+# flips, where net counts the gates a propagation left changed: a gate
+# that goes on and back off counts 2) and dead AND edges (into an AND that
+# another input, a false state bit, holds false: work that a skipping
+# scheme could save). Not counted: the mutex tables' edges and flips, the
+# cyclic groups' recounts and the universe gates (hex's tables: about 9%
+# more flips). Builds the reasoner with GGP_PN_STATS (counters in
+# propnet_circuit_run.c; build/stats) and bench/plies.c against it, runs
+# N seed-1 playouts per game. Prints a Markdown table. Not a test.
 # bench/results/propnet_shape_groups.md reads it.
 #
 # usage: bench/plies_stats.sh
-# env:   GAMES="checkersTorus:30 ..." (game:playouts) to change the set
+# env:   GAMES="checkersTorus:30 ..." (game:playouts; a game is a corpus
+#        name or a path to a .kif) to change the set
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build/stats
@@ -24,11 +28,19 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for gn in $games; do
   g=${gn%%:*}; n=${gn##*:}
   f=$shared/games/$g.kif
+  case $g in */*) f=$g; g=$(basename "$g" .kif) ;; esac
   if [ ! -f "$f" ]; then echo "| $g | (missing) | | | | | | |"; continue; fi
-  res=$("$bin" "$f" "$n" propnet 2>&1)
-  # one pn_stats line per run freed: the playout context's has the most pops
-  st=$(grep '^pn_stats' <<<"$res" | sort -t= -k3 -n | tail -1)
+  if ! res=$("$bin" "$f" "$n" propnet 2>&1); then
+    echo "| $g | $n | failed: $(tail -1 <<<"$res") | | | | | |"
+    continue
+  fi
+  # one pn_stats line per run freed (bench/plies.c frees one); the most pops if several
+  st=$(grep '^pn_stats' <<<"$res" | sort -t= -k3 -n | tail -1 || true)
   plies=$(sed -n 's/.*plies=\([0-9]*\).*/\1/p' <<<"$res")
+  if [ -z "$st" ] || [ -z "$plies" ] || [ "$plies" -eq 0 ]; then
+    echo "| $g | $n | ${plies:-?} | no counts (a build without GGP_PN_STATS?) | | | | |"
+    continue
+  fi
   get() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$st"; }
   awk -v g="$g" -v n="$n" -v p="$plies" -v pops="$(get pops)" -v e="$(get edges)" -v fl="$(get flips)" \
       -v net="$(get net)" -v d="$(get dead_and_edges)" 'BEGIN {
