@@ -417,8 +417,6 @@ static pat_t **var_pats(rules_t *r, uint32_t n, const uint32_t *slots)
     return ps;
 }
 
-/* After literals were replaced: number the remaining variables densely
- * and plan the body again. */
 /* An auxiliary relation of arity n and phase ph, made from a rule of
  * relation of, written at r->rels[r->n_rels] (the caller counts it once it
  * keeps it). A part of a magic rule is magic too (rules_magic.c). */
@@ -430,6 +428,8 @@ static void aux_rel_at_end(builder_t *b, uint32_t n, phase_t ph, uint32_t of)
         (crel_t){.name = SYM_NONE, .arity = n, .phase = ph, .has_rules = true, .magic = r->rels[of].magic};
 }
 
+/* After literals were replaced: number the remaining variables densely
+ * and plan the body again. */
 static void renumber_and_plan(builder_t *b, crule_t *c)
 {
     rules_t *r = b->r;
