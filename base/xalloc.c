@@ -26,6 +26,17 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
+void *xaligned_calloc(size_t align, size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size - align) oom(SIZE_MAX);
+    size_t n = count && size ? count * size : 1;
+    n = (n + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple */
+    void *p = aligned_alloc(align, n);
+    if (!p) oom(n);
+    memset(p, 0, n);
+    return p;
+}
+
 void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);

@@ -13,6 +13,10 @@ void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Reallocate p to count elements of size bytes, overflow-checked. */
 void *xreallocarray(void *p, size_t count, size_t size);
+/* count zeroed elements of size bytes aligned to align (a power of two,
+ * at least sizeof(void *)); freed with free(). For vector types whose
+ * alignment malloc does not give (propnet_lanes.c's 32-byte words). */
+void *xaligned_calloc(size_t align, size_t count, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 

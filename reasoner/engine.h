@@ -43,6 +43,8 @@ typedef struct game_vtbl {
     uint32_t (*playout_legal)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
     uint32_t (*playout_cands)(game_ctx_t *c, uint32_t role, const move_id_t **moves);
     bool (*playout_accepts)(game_ctx_t *c, uint32_t role, move_id_t m);
+    bool (*playouts)(game_ctx_t *c, const game_state_t *s, uint64_t n, uint32_t cap, rng_t *rng, unsigned flags,
+                     game_playout_done_fn done, void *ud); /* game_playouts */
 } game_vtbl_t;
 
 /* The generic part (vt, roles, kind, stats) serves every game; prog, ts

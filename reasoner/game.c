@@ -335,6 +335,12 @@ bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out,
     return c->g->vt->playout_move && c->g->vt->playout_move(c, role, rng, out, decides);
 }
 
+bool game_playouts(game_ctx_t *c, const game_state_t *s, uint64_t n, uint32_t cap, rng_t *rng, unsigned flags,
+                   game_playout_done_fn done, void *ud)
+{
+    return c->g->vt->playouts && c->g->vt->playouts(c, s, n, cap, rng, flags, done, ud);
+}
+
 uint32_t game_playout_legal(game_ctx_t *c, uint32_t role, const move_id_t **moves)
 {
     return c->g->vt->playout_legal ? c->g->vt->playout_legal(c, role, moves) : 0;

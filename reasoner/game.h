@@ -245,6 +245,23 @@ void game_ctx_play(game_ctx_t *c, const move_id_t *joint);
  * may play a subset of the legal moves, so the search uses it only in the
  * random playouts and never in the tree. */
 bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out, bool *decides);
+/* Uniformly random playouts, many side by side where the engine can (the
+ * propnet: 256 at once, one bit of a word each, propnet_lanes.c): n
+ * playouts from s, each cut after cap plies; done is called as each ends
+ * with its goal values (per role, as game_goal gives them; all
+ * GAME_GOAL_NONE unless it reached a terminal state), its plies, how it
+ * ended, and with GAME_PLAYOUTS_HISTORY in flags its joint moves (plies x
+ * roles, in role order; else NULL), valid during the call. The same rng
+ * state gives the same playouts. false (nothing played) when the game
+ * has no such form: the caller plays them one by one. The moves are
+ * drawn from the legal moves, never from a game's own playout policy
+ * (game_playout_move). */
+enum { GAME_PLAYOUT_OVER, GAME_PLAYOUT_CAPPED, GAME_PLAYOUT_STUCK };
+#define GAME_PLAYOUT_LANES 256 /* playouts the propnet runs side by side */
+#define GAME_PLAYOUTS_HISTORY 1u
+typedef void (*game_playout_done_fn)(void *ud, const int *goals, uint32_t plies, int how, const move_id_t *moves);
+bool game_playouts(game_ctx_t *c, const game_state_t *s, uint64_t n, uint32_t cap, rng_t *rng, unsigned flags,
+                   game_playout_done_fn done, void *ud);
 /* The same policy as a list, for playouts that weigh the moves (MAST):
  * the moves of role a playout may play, sorted by id, valid until the
  * current state changes (Go: the legal moves that fill no own eye, or pass

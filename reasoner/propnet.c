@@ -60,6 +60,9 @@ typedef struct pgame {
 typedef struct pctx {
     struct game_ctx base;
     pn_run_t *run;
+    pn_lanes_t *lanes; /* made on the first game_playouts */
+    bool lanes_tried;
+    int *goals; /* per role: a lane's goal values */
     bool state_done;
     bool played; /* the current state is the last next's result */
 } pctx_t;
@@ -828,8 +831,55 @@ static void pg_ctx_free(game_ctx_t *cc)
 {
     pctx_t *c = (pctx_t *)cc;
     pn_run_free(c->run);
+    pn_lanes_free(c->lanes);
+    free(c->goals);
     game_ctx_base_free(cc);
     free(c);
+}
+
+typedef struct lanes_cb {
+    pctx_t *c;
+    game_playout_done_fn done;
+    void *ud;
+} lanes_cb_t;
+
+static void lanes_done(void *ud, int how, uint32_t plies, uint32_t lane, const move_id_t *hist)
+{
+    lanes_cb_t *cb = ud;
+    const pgame_t *g = (const pgame_t *)cb->c->base.g;
+    for (uint32_t r = 0; r < g->base.n_roles; r++) {
+        int value = GAME_GOAL_NONE; /* as pg_goal */
+        for (uint32_t i = 0; how == PN_LANE_OVER && i < g->n_goals[r]; i++) {
+            if (!pn_lanes_goal_holds(cb->c->lanes, lane, r, i)) continue;
+            if (value == GAME_GOAL_NONE) value = g->goal_value[r][i];
+            else if (value != g->goal_value[r][i]) {
+                value = GAME_GOAL_MULTIPLE;
+                break;
+            }
+        }
+        cb->c->goals[r] = value;
+    }
+    cb->done(cb->ud, cb->c->goals, plies,
+             how == PN_LANE_OVER     ? GAME_PLAYOUT_OVER
+             : how == PN_LANE_CAPPED ? GAME_PLAYOUT_CAPPED
+                                     : GAME_PLAYOUT_STUCK,
+             hist);
+}
+
+static bool pg_playouts(game_ctx_t *cc, const game_state_t *s, uint64_t n, uint32_t cap, rng_t *rng, unsigned flags,
+                        game_playout_done_fn done, void *ud)
+{
+    pctx_t *c = (pctx_t *)cc;
+    const pgame_t *g = (const pgame_t *)cc->g;
+    if (!c->lanes_tried) {
+        c->lanes_tried = true;
+        c->lanes = pn_lanes_new(g->circ);
+        c->goals = xcalloc(g->base.n_roles ? g->base.n_roles : 1, sizeof *c->goals);
+    }
+    if (!c->lanes) return false;
+    pn_lanes_run(c->lanes, s->data, n, cap, rng, flags & GAME_PLAYOUTS_HISTORY, lanes_done,
+                 &(lanes_cb_t){.c = c, .done = done, .ud = ud});
+    return true;
 }
 
 static uint32_t pg_num_moves(const game_t *gg, uint32_t role) { return ((const pgame_t *)gg)->n_moves[role]; }
@@ -905,4 +955,5 @@ static const game_vtbl_t propnet_vtbl = {
     .move_term = pg_move_term,
     .fluents = pg_fluents,
     .fluent_text = pg_fluent_text,
+    .playouts = pg_playouts,
 };

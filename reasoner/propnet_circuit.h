@@ -98,4 +98,21 @@ bool pn_run_goal_holds(pn_run_t *x, uint32_t role, uint32_t k);
 /* Set the does inputs to the joint move and write the next state. */
 void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits);
 
+/* Random playouts 256 side by side, one bit of a word per playout
+ * (propnet_lanes.c). NULL when the circuit has a cyclic group that reads
+ * its own members negated (not monotone: not run this way). */
+typedef struct pn_lanes pn_lanes_t;
+enum { PN_LANE_OVER, PN_LANE_CAPPED, PN_LANE_STUCK };
+/* A finished playout: how it ended, its plies, its lane, which
+ * pn_lanes_goal_holds reads, and when recorded its joint moves (plies x
+ * roles, role order), all valid during the call only. */
+typedef void (*pn_lanes_done_fn)(void *ud, int how, uint32_t plies, uint32_t lane, const move_id_t *hist);
+pn_lanes_t *pn_lanes_new(const pn_circuit_t *c);
+void pn_lanes_free(pn_lanes_t *L);
+/* n playouts from the state bits, each cut after cap plies; returns the
+ * plies played. Deterministic for a given rng state. */
+uint64_t pn_lanes_run(pn_lanes_t *L, const uint32_t *bits, uint64_t n, uint32_t cap, rng_t *rng, bool record,
+                      pn_lanes_done_fn done, void *ud);
+bool pn_lanes_goal_holds(const pn_lanes_t *L, uint32_t lane, uint32_t role, uint32_t k);
+
 #endif

@@ -18,7 +18,7 @@
 
 static const char bench_help[] =
     "usage: ggp bench FILE.kif [--seconds S] [--load-ms MS] [--threads T] [--seed N]\n"
-    "                 [--engine propnet|rules|auto] [--ground-ms MS]\n"
+    "                 [--lanes] [--engine propnet|rules|auto] [--ground-ms MS]\n"
     "                 [--eliminate-after N] [--memory MB] [--quiet]\n"
     "\n"
     "Measure the reasoner: random playouts from the initial state (a uniformly\n"
@@ -27,7 +27,7 @@ static const char bench_help[] =
     "with its own context and seed. The last line is\n"
     "  bench game=NAME engine=E load_ms=.. playouts=.. playouts_per_sec=..\n"
     "        playouts_per_cpu_sec=.. mean_depth=.. props=.. gates=.. rss_kb=..\n"
-    "        first_playout_ms=.. ground_tries=..\n"
+    "        first_playout_ms=.. ground_tries=.. lanes=..\n"
     "(one line). load_ms is the time to the engine measured: parse + validate +\n"
     "its compilation (for the propnet: ground + build; ground_tries counts its\n"
     "groundings: one more per relation found too big to compute in full and\n"
@@ -37,6 +37,9 @@ static const char bench_help[] =
     "rules engine plays (as `ggp serve` does), and the measured playouts use\n"
     "the propnet if it comes within its budget.\n"
     "playouts_per_cpu_sec divides by the CPU time of the playout threads.\n"
+    "lanes is how many playouts a thread runs side by side: 1, or with\n"
+    "--lanes on the propnet 256 (the same playouts, one bit of a word each;\n"
+    "the search still plays one at a time).\n"
     "\n"
     "  --seconds S       time of the whole run (default 5): loading, within\n"
     "                    --load-ms if given, then measuring for what is left\n"
@@ -46,6 +49,8 @@ static const char bench_help[] =
     CLI_HELP_LOAD_OPTIONS
     "  --threads T       playout threads (default 1)\n"
     "  --seed N          base seed (default 1)\n"
+    "  --lanes           playouts side by side where the engine can\n"
+    "                    (game_playouts); one by one where it cannot\n"
     "  --quiet           do not report which engine was chosen\n"
     "\n"
     "exit status: 0 done, 1 invalid rules or a playout that cannot go on,\n"
@@ -61,6 +66,7 @@ typedef struct worker {
     uint64_t playouts, plies, capped, stuck;
     uint64_t cpu_ns;
     uint64_t t0_ns, first_ns; /* load start; end of this thread's first playout (0: none) */
+    bool lanes;               /* --lanes: game_playouts, where the engine has it */
     pthread_t thread;
 } worker_t;
 
@@ -100,6 +106,36 @@ static uint64_t playout(game_ctx_t *c, const game_state_t *s0, rng_t *rng, move_
     return plies;
 }
 
+static void lanes_done(void *ud, const int *goals, uint32_t plies, int how, const move_id_t *moves)
+{
+    (void)goals, (void)moves;
+    worker_t *w = ud;
+    if (how == GAME_PLAYOUT_STUCK) {
+        w->stuck++;
+        return;
+    }
+    w->playouts++;
+    w->plies += plies;
+    w->capped += how == GAME_PLAYOUT_CAPPED;
+}
+
+/* --lanes: playouts side by side, a batch at a time (the clock is read
+ * between batches); false when the engine has no such form. */
+#define LANES_BATCH 1024
+static bool work_lanes(worker_t *w, game_ctx_t *c, const game_state_t *s0, rng_t *rng)
+{
+    uint64_t end_warm = clock_now_ns() + w->warm_ns;
+    do {
+        if (!game_playouts(c, s0, LANES_BATCH, BENCH_MAX_PLIES, rng, 0, lanes_done, w)) return false;
+        if (!w->first_ns) w->first_ns = clock_now_ns() - w->t0_ns;
+    } while (!w->stuck && clock_now_ns() < end_warm);
+    w->playouts = w->plies = w->capped = 0;
+    uint64_t cpu0 = clock_thread_cpu_ns(), end = clock_now_ns() + w->run_ns;
+    while (!w->stuck && clock_now_ns() < end) game_playouts(c, s0, LANES_BATCH, BENCH_MAX_PLIES, rng, 0, lanes_done, w);
+    w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+    return true;
+}
+
 static void *work(void *arg)
 {
     worker_t *w = arg;
@@ -111,6 +147,8 @@ static void *work(void *arg)
     rng_t rng;
     rng_seed(&rng, w->seed);
     bool capped;
+    if (w->lanes && work_lanes(w, c, s0, &rng)) goto done;
+    w->lanes = false;
     uint64_t end_warm = clock_now_ns() + w->warm_ns;
     do {
         if (playout(c, s0, &rng, joint, nr, &capped, NULL) == UINT64_MAX) {
@@ -132,6 +170,7 @@ static void *work(void *arg)
         w->capped += capped;
     }
     w->cpu_ns = clock_thread_cpu_ns() - cpu0;
+done:
     free(joint);
     game_state_free(s0);
     game_ctx_free(c);
@@ -235,11 +274,13 @@ int cmd_bench(int argc, char **argv)
     game_options_t opts = {.engine = ENGINE_AUTO};
     uint64_t threads = 1, seed = 1;
     double seconds = 5;
+    bool lanes = false;
     const cli_opt_t own[] = {CLI_OPT_DOUBLE("--seconds", &seconds, 0.01, 86400),
-                             CLI_OPT_U64("--threads", &threads, 1, 256), CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX)};
+                             CLI_OPT_U64("--threads", &threads, 1, 256), CLI_OPT_U64("--seed", &seed, 0, UINT64_MAX),
+                             CLI_OPT_FLAG("--lanes", NULL, &lanes)};
     cli_list_t files = {0};
     int rc;
-    if (!cli_args_parse("bench", bench_help, argc, argv, own, 3, &opts, &files, &rc)) return rc;
+    if (!cli_args_parse("bench", bench_help, argc, argv, own, 4, &opts, &files, &rc)) return rc;
     const char *file = files.n ? files.v[0] : NULL;
     size_t n_files = files.n;
     cli_list_free(&files);
@@ -265,12 +306,15 @@ int cmd_bench(int argc, char **argv)
     uint64_t run_ns = (uint64_t)(seconds * 1e9), spent_ns = clock_now_ns() - t0;
     run_ns = spent_ns + run_ns / 10 < run_ns ? run_ns - spent_ns : run_ns / 10;
     for (uint64_t i = 0; i < threads; i++) {
-        w[i] = (worker_t){.g = g, .seed = rng_derive(seed, i), .warm_ns = run_ns / 10, .run_ns = run_ns, .t0_ns = t0};
+        w[i] = (worker_t){
+            .g = g, .seed = rng_derive(seed, i), .warm_ns = run_ns / 10, .run_ns = run_ns, .t0_ns = t0, .lanes = lanes};
         pthread_create(&w[i].thread, NULL, work, &w[i]);
     }
     uint64_t playouts = 0, plies = 0, capped = 0, stuck = 0, cpu_ns = 0;
+    bool side_by_side = lanes;
     for (uint64_t i = 0; i < threads; i++) {
         pthread_join(w[i].thread, NULL);
+        side_by_side = side_by_side && w[i].lanes;
         playouts += w[i].playouts;
         plies += w[i].plies;
         capped += w[i].capped;
@@ -279,6 +323,8 @@ int cmd_bench(int argc, char **argv)
         if (w[i].first_ns && (!first_ns || w[i].first_ns < first_ns)) first_ns = w[i].first_ns;
     }
     free(w);
+    if (lanes && !side_by_side && !opts.quiet)
+        fprintf(stderr, "ggp bench: note: the %s engine plays its playouts one by one (--lanes: the propnet's)\n", st.engine);
     if (stuck) fprintf(stderr, "ggp bench: note: a playout met a state where a role has no legal move (a defect of the rules)\n");
     if (capped) fprintf(stderr, "ggp bench: note: %llu playout%s cut at %d plies\n", (unsigned long long)capped,
                         capped == 1 ? " was" : "s were", BENCH_MAX_PLIES);
@@ -286,10 +332,10 @@ int cmd_bench(int argc, char **argv)
     int name_len = (int)strlen(name);
     if (name_len > 4 && !strcmp(name + name_len - 4, ".kif")) name_len -= 4;
     printf("bench game=%.*s engine=%s load_ms=%.1f playouts=%llu playouts_per_sec=%.0f playouts_per_cpu_sec=%.0f "
-           "mean_depth=%.1f props=%zu gates=%zu rss_kb=%ld first_playout_ms=%.1f ground_tries=%u\n",
+           "mean_depth=%.1f props=%zu gates=%zu rss_kb=%ld first_playout_ms=%.1f ground_tries=%u lanes=%d\n",
            name_len, name, st.engine, load_ms, (unsigned long long)playouts, (double)playouts / seconds,
            cpu_ns ? (double)playouts / ((double)cpu_ns / 1e9) : 0.0, playouts ? (double)plies / (double)playouts : 0.0,
-           st.props, st.gates, rss_kb(), (double)first_ns / 1e6, st.ground_tries);
+           st.props, st.gates, rss_kb(), (double)first_ns / 1e6, st.ground_tries, side_by_side ? GAME_PLAYOUT_LANES : 1);
     game_free(g);
     gdl_loaded_free(&l);
     return stuck && !playouts ? EXIT_FAIL : EXIT_OK;

@@ -507,6 +507,28 @@ static void test_bench_fields(void **state)
         assert_true(bench_field(out, "rss_kb") > 0);
         /* tictactoe grounds at the first try; the rules engine grounds nothing */
         assert_true(bench_field(out, "ground_tries") == (e == 0 ? 1 : 0));
+        assert_true(bench_field(out, "lanes") == 1);
+        free(out);
+    }
+}
+
+/* `ggp bench --lanes`: the propnet's playouts side by side (lanes=256,
+ * and the same plies a tic-tac-toe playout has); the rules engine has no
+ * such form, says so, and plays them one by one (lanes=1). */
+static void test_bench_lanes(void **state)
+{
+    (void)state;
+    static const char *engines[] = {"propnet", "rules"};
+    for (int e = 0; e < 2; e++) {
+        char *out;
+        int rc = run(&out, "%s bench %s/games/tictactoe.kif --seconds 0.2 --lanes --engine %s", GGP_BIN, GGP_SOURCE_DIR,
+                     engines[e]);
+        if (rc != 0) fail_msg("ggp bench --lanes --engine %s: exit %d:\n%s", engines[e], rc, out);
+        if (bench_field(out, "lanes") != (e == 0 ? 256 : 1)) fail_msg("lanes for %s in:\n%s", engines[e], out);
+        assert_true(bench_field(out, "playouts") >= 1);
+        double depth = bench_field(out, "mean_depth");
+        if (depth < 5 || depth > 9) fail_msg("mean depth %g outside [5, 9]:\n%s", depth, out);
+        assert_true((strstr(out, "plays its playouts one by one") != NULL) == (e == 1));
         free(out);
     }
 }
@@ -694,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_rules_defects),
         cmocka_unit_test(test_perft_tictactoe),
         cmocka_unit_test(test_bench_fields),
+        cmocka_unit_test(test_bench_lanes),
         cmocka_unit_test(test_play_board),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_stdout_write_errors),
