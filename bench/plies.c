@@ -25,12 +25,36 @@ static double cpu_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Not inlined: callgrind's --toggle-collect=run_playouts counts this only. */
+typedef struct lanes_tally {
+    uint64_t *hash, plies;
+    uint32_t nr;
+} lanes_tally_t;
+
+static void lane_done(void *ud, const int *goals, uint32_t plies, int how, const move_id_t *moves)
+{
+    (void)moves;
+    lanes_tally_t *t = ud;
+    t->plies += plies;
+    *t->hash = *t->hash * 31 + plies + (uint64_t)how;
+    for (uint32_t r = 0; r < t->nr; r++) *t->hash = *t->hash * 31 + (uint64_t)(goals[r] + 7);
+}
+
+/* Not inlined: callgrind's --toggle-collect=run_playouts counts this only.
+ * lanes: game_playouts (the propnet's 256 side by side; hash over each
+ * playout's plies, end and goals, in the order they end). */
 __attribute__((noinline)) uint64_t run_playouts(game_ctx_t *c, const game_state_t *s0, uint32_t nr, long n,
-                                                uint64_t *hash)
+                                                uint64_t *hash, bool lanes)
 {
     rng_t rng;
     rng_seed(&rng, 1);
+    if (lanes) {
+        lanes_tally_t t = {.hash = hash, .nr = nr};
+        if (!game_playouts(c, s0, (uint64_t)n, 10000, &rng, 0, lane_done, &t)) {
+            fprintf(stderr, "plies: this engine has no playouts side by side\n");
+            exit(1);
+        }
+        return t.plies;
+    }
     move_id_t *joint = xcalloc(nr ? nr : 1, sizeof *joint);
     uint64_t plies = 0;
     for (long i = 0; i < n; i++) {
@@ -73,10 +97,12 @@ __attribute__((noinline)) uint64_t run_search(const game_t *g, const game_state_
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: plies FILE.kif|NATIVE PLAYOUTS [propnet|rules [SPEC]]\n"
+        fprintf(stderr, "usage: plies FILE.kif|NATIVE PLAYOUTS [propnet|rules|lanes [SPEC]]\n"
+                        "  lanes: the propnet's playouts side by side (game_playouts)\n"
                         "  with SPEC (e.g. grave:playouts=2000,threads=1): one search of SPEC instead\n");
         return 2;
     }
+    bool lanes = argc > 3 && !strcmp(argv[3], "lanes");
     game_options_t opts = {.engine = argc > 3 && !strcmp(argv[3], game_engine_name(ENGINE_RULES)) ? ENGINE_RULES : ENGINE_PROPNET};
     gdl_loaded_t l = {0};
     diag_t d;
@@ -120,7 +146,7 @@ int main(int argc, char **argv)
         search_spec_free(spec);
     } else {
         double t0 = cpu_now();
-        uint64_t plies = run_playouts(c, s0, game_num_roles(g), atol(argv[2]), &hash);
+        uint64_t plies = run_playouts(c, s0, game_num_roles(g), atol(argv[2]), &hash, lanes);
         double dt = cpu_now() - t0;
         printf("plies=%llu hash=%016llx\n", (unsigned long long)plies, (unsigned long long)hash);
         fprintf(stderr, "cpu_s=%.3f ns_per_ply=%.1f playouts_per_cpu_sec=%.0f\n", dt,

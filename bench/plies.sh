@@ -4,7 +4,9 @@
 # (best of 3 runs outside valgrind), per game. Builds bench/plies.c against
 # the release libraries. Prints a Markdown table. Not a test.
 #
-# usage: bench/plies.sh [ENGINE]   (default propnet)
+# usage: bench/plies.sh [ENGINE]   (default propnet; lanes: the propnet's
+#        playouts 256 side by side, game_playouts, more playouts per game so
+#        that the lanes stay full; under valgrind its SSE2 code runs, not AVX2)
 # env:   GAMES="ticTacToe:2000 breakthrough:100 ..." (game:playouts) to change the set
 #        BUILD=build/release (the libraries to link, built if missing)
 set -euo pipefail
@@ -13,6 +15,9 @@ engine=${1:-propnet}
 build=${BUILD:-build/release}
 shared=${GGP_SHARED:-../shared}
 games=${GAMES:-"ticTacToe:2000 connectFour:300 breakthrough:100 knightThrough:100 pentago:100 hex:30 checkers:10 reversi:10 speedChess:10"}
+if [ "$engine" = lanes ] && [ -z "${GAMES:-}" ]; then
+  games="ticTacToe:10240 connectFour:5120 breakthrough:2560 knightThrough:2560 pentago:2560 hex:1280 checkers:1280 reversi:1280 speedChess:1280"
+fi
 . bench/plies_lib.sh
 echo "| game | playouts | plies | instructions/ply | ns/ply (CPU) | hash |"
 echo "|---|---:|---:|---:|---:|---|"
