@@ -6,7 +6,8 @@
 #
 # usage: bench/plies.sh [ENGINE]   (default propnet; lanes: the propnet's
 #        playouts 256 side by side, game_playouts, more playouts per game so
-#        that the lanes stay full; under valgrind its SSE2 code runs, not AVX2)
+#        that the lanes stay full; its AVX2 code where the machine has it,
+#        under valgrind too)
 # env:   GAMES="ticTacToe:2000 breakthrough:100 ..." (game:playouts) to change the set
 #        BUILD=build/release (the libraries to link, built if missing)
 set -euo pipefail
