@@ -230,7 +230,7 @@ static void prog_build(prog_t *p, const pn_circuit_t *c, const uint8_t *in)
         }
         v = hi;
     }
-    qsort(unit, n_unit, sizeof *unit, cmp_u64);
+    if (n_unit) qsort(unit, n_unit, sizeof *unit, cmp_u64);
     for (uint32_t i = 0; i < n_unit; i++) {
         uint32_t type = (uint32_t)(unit[i] >> 32) & 0xff, v = (uint32_t)unit[i];
         if (!p->n_seg || p->seg[p->n_seg - 1].type != type || type == T_GROUP ||
