@@ -13,8 +13,9 @@
  * order, so the same seed gives the same playouts.
  *
  * A ply: the state's bits are written to the base inputs and the gates
- * that read no does input (phase A) are evaluated in the circuit's order
- * (inputs first; a cyclic group swept to its least fixpoint); the lanes
+ * that read no does input (phase A) are evaluated level by level (a
+ * gate's inputs on lower levels; a cyclic group swept to its least
+ * fixpoint), the gates of one kind of a level in one loop; the lanes
  * whose state is terminal are done (the goal-only gates are evaluated
  * then), the others each pick a legal move per role uniformly; the does
  * inputs are set, and the gates that read them (phase B) evaluated; the
@@ -351,6 +352,7 @@ static void does_ors(pn_lanes_t *L, const uint8_t *is_dor)
 pn_lanes_t *pn_lanes_new(const pn_circuit_t *c)
 {
     uint32_t nn = c->n_nodes, nr = c->n_roles;
+    if (nn > UINT32_MAX / sizeof(lane_t)) return NULL; /* the records' byte offsets are 32-bit */
     uint8_t *dep = xcalloc(nn ? nn : 1, 1), *is_does = xcalloc(nn ? nn : 1, 1);
     for (uint32_t r = 0; r < nr; r++)
         for (uint32_t m = 0; m < c->n_moves[r]; m++)
