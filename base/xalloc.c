@@ -28,7 +28,7 @@ void *xcalloc(size_t count, size_t size)
 
 void *xaligned_calloc(size_t align, size_t count, size_t size)
 {
-    if (size && count > SIZE_MAX / size - align) oom(SIZE_MAX);
+    if (size && count > (SIZE_MAX - align) / size) oom(SIZE_MAX); /* the rounding below adds up to align - 1 */
     size_t n = count && size ? count * size : 1;
     n = (n + align - 1) & ~(align - 1); /* aligned_alloc wants a multiple */
     void *p = aligned_alloc(align, n);

@@ -255,7 +255,8 @@ bool game_playout_move(game_ctx_t *c, uint32_t role, rng_t *rng, move_id_t *out,
  * state gives the same playouts. false (nothing played) when the game
  * has no such form: the caller plays them one by one. The moves are
  * drawn from the legal moves, never from a game's own playout policy
- * (game_playout_move). */
+ * (game_playout_move). moves is NULL for a playout of no ply; done must
+ * not call game_playouts on the same context. */
 enum { GAME_PLAYOUT_OVER, GAME_PLAYOUT_CAPPED, GAME_PLAYOUT_STUCK };
 #define GAME_PLAYOUT_LANES 256 /* playouts the propnet runs side by side */
 #define GAME_PLAYOUTS_HISTORY 1u

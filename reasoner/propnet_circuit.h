@@ -100,8 +100,8 @@ void pn_run_next(pn_run_t *x, const move_id_t *joint, uint32_t *out_bits);
 
 /* Random playouts 256 side by side, one bit of a word per playout
  * (propnet_lanes.c). NULL when the circuit has a cyclic group that reads
- * its own members negated (not monotone: not run this way) or more than
- * 2^27 nodes (its records hold byte offsets in 32 bits). */
+ * its own members negated (not monotone: not run this way), 2^27 nodes
+ * or more (its records hold byte offsets in 32 bits) or 2^24 levels. */
 typedef struct pn_lanes pn_lanes_t;
 enum { PN_LANE_OVER, PN_LANE_CAPPED, PN_LANE_STUCK };
 /* A finished playout: how it ended, its plies, its lane, which

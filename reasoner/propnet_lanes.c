@@ -36,10 +36,7 @@
 #include "base/xalloc.h"
 
 
-#ifndef PN_LANE_WORDS
-#define PN_LANE_WORDS 4
-#endif
-#define LW PN_LANE_WORDS
+#define LW 4 /* 64-bit words a lane word */
 #define LANES (64 * LW)
 /* GCC/Clang vector words: AND/OR of LW 64-bit words per operation (two
  * SSE2 instructions for LW 4 on the x86-64 baseline). */
@@ -48,7 +45,7 @@ _Static_assert(LANES == GAME_PLAYOUT_LANES, "game.h says how many lanes");
 #define LANE_ALIGN (8 * LW < 16 ? 16 : 8 * LW)
 /* x86-64: the hot loop also compiled for AVX2, taken when the machine
  * has it (__builtin_cpu_supports); the same playouts either way. */
-#if defined(__x86_64__) && defined(__GNUC__) && PN_LANE_WORDS % 4 == 0
+#if defined(__x86_64__) && defined(__GNUC__)
 #define PN_LANES_AVX2 1
 #endif
 
@@ -58,32 +55,27 @@ _Static_assert(LANES == GAME_PLAYOUT_LANES, "game.h says how many lanes");
 #define LIST_CAP 256 /* legal moves listed per lane by pick */
 #define PULL_MAX 8 /* moves of a does OR's part read, not pushed */
 
-/* Wide words go between functions through pointers, or in functions
- * always inlined: passed by value, their calling convention would depend
- * on -mavx. No call passes one, so GCC's note on the helpers' definitions
- * (-Wpsabi) is moot; with link-time optimisation the pragma is gone, and
- * only a call left out of line would bring it back. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-#define LANE_INLINE static inline __attribute__((always_inline))
-LANE_INLINE bool lane_any(lane_t x)
+/* Wide words go between functions through pointers or macros, never by
+ * value: their calling convention would depend on -mavx (GCC warns,
+ * clang refuses a call between code with AVX and code without). */
+static inline bool lane_any(const lane_t *x)
 {
     uint64_t a = 0;
-    for (int i = 0; i < LW; i++) a |= x[i];
+    for (int i = 0; i < LW; i++) a |= (*x)[i];
     return a != 0;
 }
-LANE_INLINE bool lane_get(lane_t x, uint32_t i) { return x[i >> 6] >> (i & 63) & 1; }
+static inline bool lane_get(const lane_t *x, uint32_t i) { return (*x)[i >> 6] >> (i & 63) & 1; }
 /* Through the element type: GCC lowers an element store into a vector
  * wider than its registers to a round trip through the stack. */
-LANE_INLINE void lane_flip(lane_t *x, uint32_t i) { ((uint64_t *)x)[i >> 6] ^= (uint64_t)1 << (i & 63); }
-LANE_INLINE lane_t lane_ones(void) { return ~(lane_t){0}; }
+static inline void lane_flip(lane_t *x, uint32_t i) { ((uint64_t *)x)[i >> 6] ^= (uint64_t)1 << (i & 63); }
+#define LANE_ONES (~(lane_t){0})
+/* A literal's value (l: node << 1 | negated, evaluated twice). */
+#define LIT_VAL(val, l) ((l) & 1 ? ~(val)[(l) >> 1] : (val)[(l) >> 1])
 /* The lanes below n. */
-LANE_INLINE lane_t lane_first(uint64_t n)
+static void lane_first(lane_t *x, uint64_t n)
 {
-    lane_t x = {0};
-    for (int i = 0; i < LW; i++) x[i] = n >= 64 * (uint64_t)(i + 1) ? ~(uint64_t)0 : n > 64 * (uint64_t)i ? ((uint64_t)1 << (n - 64 * (uint64_t)i)) - 1 : 0;
-    return x;
+    for (int i = 0; i < LW; i++)
+        (*x)[i] = n >= 64 * (uint64_t)(i + 1) ? ~(uint64_t)0 : n > 64 * (uint64_t)i ? ((uint64_t)1 << (n - 64 * (uint64_t)i)) - 1 : 0;
 }
 /* Call body with i set to each lane of x, in order. */
 #define LANE_EACH(x, i, ...)                                                   \
@@ -126,7 +118,7 @@ struct pn_lanes {
     bool avx2; /* the machine has AVX2: run_prog_avx2 */
     prog_t ph[3]; /* A: state only, B: reads does, L: goals only (lazy) */
     lane_t *val;  /* per node */
-    lane_t *st, *nx, *init; /* per base bit: the lanes' states, the next, the start */
+    lane_t *st, *init; /* per base bit: the lanes' states, the start */
     uint32_t *touched, n_touched; /* does nodes set this ply */
     uint32_t *cand;               /* a role's moves legal in some lane */
     lane_t *cand_lanes;           /* and in which */
@@ -200,7 +192,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Lay out the gates of one phase (in[v] says which, in the circuit's
  * order): levels, then kinds within a level. */
-static void prog_build(prog_t *p, const pn_circuit_t *c, const uint8_t *in)
+static bool prog_build(prog_t *p, const pn_circuit_t *c, const uint8_t *in)
 {
     uint32_t nn = c->n_nodes, max_lv = 0;
     uint32_t *lv = xcalloc(nn ? nn : 1, sizeof *lv);
@@ -218,6 +210,10 @@ static void prog_build(prog_t *p, const pn_circuit_t *c, const uint8_t *in)
         for (uint32_t u = v; u < hi; u++) lv[u] = l + 1;
         if (l + 1 > max_lv) max_lv = l + 1;
         v = hi;
+    }
+    if (max_lv >= 1u << 24) { /* past the sort key's 24 bits of level */
+        free(lv);
+        return false;
     }
     /* (level, type, node) of each unit (a group: its first node), sorted */
     uint64_t *unit = NULL;
@@ -253,6 +249,7 @@ static void prog_build(prog_t *p, const pn_circuit_t *c, const uint8_t *in)
     }
     free(unit);
     free(lv);
+    return true;
 }
 
 /* The ORs over does inputs only, their parts and the moves' push lists. */
@@ -391,7 +388,14 @@ pn_lanes_t *pn_lanes_new(const pn_circuit_t *c)
         for (uint32_t v = 0; v < nn; v++)
             in_ph[v] = (c->kind[v] == K_AND || c->kind[v] == K_OR) && !is_dor[v] &&
                        (c->lazy[v] ? 2u : dep[v] ? 1u : 0u) == q;
-        prog_build(&L->ph[q], c, in_ph);
+        if (!prog_build(&L->ph[q], c, in_ph)) {
+            free(in_ph);
+            free(is_dor);
+            free(dep);
+            free(is_does);
+            pn_lanes_free(L);
+            return NULL;
+        }
     }
     free(in_ph);
     does_ors(L, is_dor);
@@ -402,10 +406,9 @@ pn_lanes_t *pn_lanes_new(const pn_circuit_t *c)
     L->avx2 = __builtin_cpu_supports("avx2");
 #endif
     L->val = xaligned_calloc(LANE_ALIGN, nn ? nn : 1, sizeof *L->val);
-    L->val[0] = lane_ones(); /* node 0 is true */
+    L->val[0] = LANE_ONES; /* node 0 is true */
     uint32_t nb = c->n_base ? c->n_base : 1, n_does = 0, max_moves = 1;
     L->st = xaligned_calloc(LANE_ALIGN, nb, sizeof *L->st);
-    L->nx = xaligned_calloc(LANE_ALIGN, nb, sizeof *L->nx);
     L->init = xaligned_calloc(LANE_ALIGN, nb, sizeof *L->init);
     for (uint32_t r = 0; r < nr; r++) {
         n_does += c->n_moves[r];
@@ -426,7 +429,7 @@ void pn_lanes_free(pn_lanes_t *L)
         free(L->ph[i].code);
         free(L->ph[i].seg);
     }
-    for (uint32_t r = 0; r < L->c->n_roles; r++) {
+    for (uint32_t r = 0; L->push_off && r < L->c->n_roles; r++) { /* none when pn_lanes_new gave up early */
         free(L->push_off[r]);
         free(L->push[r]);
     }
@@ -441,7 +444,6 @@ void pn_lanes_free(pn_lanes_t *L)
     free(L->part_val);
     free(L->val);
     free(L->st);
-    free(L->nx);
     free(L->init);
     free(L->touched);
     free(L->cand);
@@ -452,10 +454,9 @@ void pn_lanes_free(pn_lanes_t *L)
     free(L);
 }
 
-LANE_INLINE lane_t lit_val(const lane_t *val, uint32_t l) { return l & 1 ? ~val[l >> 1] : val[l >> 1]; }
 
 /* One gate's value; *pp moves past its words. */
-LANE_INLINE lane_t gate_val(const char *vb, const uint32_t **pp)
+static inline void gate_val(lane_t *out, const char *vb, const uint32_t **pp)
 {
     const uint32_t *p = *pp, *a = p + 3, *m = a + p[1], *e = m + p[2];
     lane_t acc;
@@ -465,13 +466,13 @@ LANE_INLINE lane_t gate_val(const char *vb, const uint32_t **pp)
         for (; a < m; a++) acc |= AT(*a);
         for (; a < e; a++) acc |= ~AT(*a);
     } else {
-        acc = lane_ones();
+        acc = LANE_ONES;
         for (; a < m; a++) acc &= AT(*a);
         for (; a < e; a++) acc &= ~AT(*a);
     }
 #undef AT
     *pp = e;
-    return acc;
+    *out = acc;
 }
 
 /* A cyclic group (p at its head): its least fixpoint, swept in order
@@ -486,8 +487,10 @@ static const uint32_t *run_group(lane_t *val, const uint32_t *p)
     do {
         changed = false;
         for (const uint32_t *q = lo; q < hi;) {
-            lane_t *dst = &val[q[0] & OP_NODE], v = gate_val(vb, &q);
-            if (lane_any(v ^ *dst)) {
+            lane_t *dst = &val[q[0] & OP_NODE], v;
+            gate_val(&v, vb, &q);
+            lane_t diff = v ^ *dst;
+            if (lane_any(&diff)) {
                 *dst = v;
                 changed = true;
             }
@@ -585,16 +588,16 @@ static void run_prog(const pn_lanes_t *L, const prog_t *ph)
  * Takes the lanes where r has none out of *lanes_io. One pass over the moves legal in
  * some lane lists each lane's moves (up to LIST_CAP of them; a lane with
  * more draws past them by a second pass). */
-LANE_INLINE void pick(pn_lanes_t *L, uint32_t r, lane_t *lanes_io, rng_t *rng, move_id_t *choice)
+static inline __attribute__((always_inline)) void pick(pn_lanes_t *L, uint32_t r, lane_t *lanes_io, rng_t *rng, move_id_t *choice)
 {
     const pn_circuit_t *c = L->c;
     const lane_t *val = L->val;
-    lane_t gate = c->gate[r] == NONE ? lane_ones() : lit_val(val, c->gate[r]), lanes = *lanes_io;
+    lane_t gate = c->gate[r] == NONE ? LANE_ONES : LIT_VAL(val, c->gate[r]), lanes = *lanes_io;
     uint32_t n_cand = 0, cnt[LANES] = {0}, *list = L->list;
     for (uint32_t m = 0; m < c->n_moves[r]; m++) {
-        lane_t w = lit_val(val, c->legal_lit[r][m]) & lanes;
+        lane_t w = LIT_VAL(val, c->legal_lit[r][m]) & lanes;
         if (c->legal_gated[r][m]) w &= gate;
-        if (!lane_any(w)) continue;
+        if (!lane_any(&w)) continue;
         L->cand[n_cand] = m;
         L->cand_lanes[n_cand++] = w;
         LANE_EACH(w, i, {
@@ -617,7 +620,7 @@ LANE_INLINE void pick(pn_lanes_t *L, uint32_t r, lane_t *lanes_io, rng_t *rng, m
             }
         }
     });
-    for (uint32_t k = 0; k < n_cand && lane_any(pending); k++)
+    for (uint32_t k = 0; k < n_cand && lane_any(&pending); k++)
         LANE_EACH(L->cand_lanes[k] & pending, i, {
             if (left[i]-- == 0) {
                 choice[i] = L->cand[k];
@@ -628,7 +631,7 @@ LANE_INLINE void pick(pn_lanes_t *L, uint32_t r, lane_t *lanes_io, rng_t *rng, m
 }
 
 /* The does inputs and the ORs over them for the moves in choice. */
-LANE_INLINE void set_does(pn_lanes_t *L, const lane_t *movers_p)
+static inline __attribute__((always_inline)) void set_does(pn_lanes_t *L, const lane_t *movers_p)
 {
     lane_t movers = *movers_p;
     const pn_circuit_t *c = L->c;
@@ -636,14 +639,14 @@ LANE_INLINE void set_does(pn_lanes_t *L, const lane_t *movers_p)
     for (uint32_t k = 0; k < L->n_touched; k++) val[L->touched[k]] = (lane_t){0};
     L->n_touched = 0;
     for (uint32_t p = 0; p < L->n_part; p++)
-        if (!L->part_pull[p]) L->part_val[p] = L->part_compl[p] ? lane_ones() : (lane_t){0};
+        if (!L->part_pull[p]) L->part_val[p] = L->part_compl[p] ? LANE_ONES : (lane_t){0};
     for (uint32_t r = 0; r < c->n_roles; r++) {
         const move_id_t *ch = L->choice + (size_t)r * LANES;
         const uint32_t *po = L->push_off[r], *pu = L->push[r];
         LANE_EACH(movers, i, {
             uint32_t m = ch[i], d = c->does_node[r][m];
             if (d != NONE) {
-                if (!lane_any(val[d])) L->touched[L->n_touched++] = d;
+                if (!lane_any(&val[d])) L->touched[L->n_touched++] = d;
                 lane_flip(&val[d], i);
             }
             for (uint32_t k = po[m]; k < po[m + 1]; k++) lane_flip(&L->part_val[pu[k]], i);
@@ -662,7 +665,10 @@ LANE_INLINE void set_does(pn_lanes_t *L, const lane_t *movers_p)
     }
 }
 
-#ifdef PN_LANES_AVX2
+/* GCC with glibc: the whole run (the draw and the pushes inlined) also
+ * compiled for AVX2 and picked at load time (an ifunc); elsewhere only
+ * the gates' loop is (run_prog). */
+#if defined(PN_LANES_AVX2) && !defined(__clang__) && defined(__GLIBC__) && defined(__ELF__)
 #define LANES_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define LANES_CLONES
@@ -671,29 +677,30 @@ LANES_CLONES uint64_t pn_lanes_run(pn_lanes_t *L, const uint32_t *bits, uint64_t
                                    pn_lanes_done_fn done, void *ud)
 {
     const pn_circuit_t *c = L->c;
-    lane_t *val = L->val, *st = L->st, *nx = L->nx;
+    lane_t *val = L->val, *st = L->st;
     uint32_t nb = c->n_base, nr = c->n_roles;
-    for (uint32_t b = 0; b < nb; b++) L->init[b] = bits[b >> 5] >> (b & 31) & 1 ? lane_ones() : (lane_t){0};
+    for (uint32_t b = 0; b < nb; b++) L->init[b] = bits[b >> 5] >> (b & 31) & 1 ? LANE_ONES : (lane_t){0};
     uint64_t started = n < LANES ? n : LANES, plies = 0;
-    lane_t active = lane_first(started);
+    lane_t active;
+    lane_first(&active, started);
     for (uint32_t b = 0; b < nb; b++) st[b] = L->init[b] & active;
     uint32_t depth[LANES] = {0};
-    while (lane_any(active)) {
+    while (lane_any(&active)) {
         for (uint32_t b = 0; b < nb; b++)
             if (c->base_node[b] != NONE) val[c->base_node[b]] = st[b];
         run_prog(L, &L->ph[0]);
-        lane_t over = lit_val(val, c->terminal_lit) & active, capped = {0};
+        lane_t over = LIT_VAL(val, c->terminal_lit) & active, capped = {0};
         LANE_EACH(active & ~over, i, {
             if (depth[i] >= cap) lane_flip(&capped, i);
         });
         lane_t movers = active & ~over & ~capped;
-        for (uint32_t r = 0; r < nr && lane_any(movers); r++)
+        for (uint32_t r = 0; r < nr && lane_any(&movers); r++)
             pick(L, r, &movers, rng, L->choice + (size_t)r * LANES);
         lane_t fin = active & ~movers;
-        if (lane_any(fin)) {
-            if (lane_any(over)) run_prog(L, &L->ph[2]);
+        if (lane_any(&fin)) {
+            if (lane_any(&over)) run_prog(L, &L->ph[2]);
             LANE_EACH(fin, i, {
-                done(ud, lane_get(over, i) ? PN_LANE_OVER : lane_get(capped, i) ? PN_LANE_CAPPED : PN_LANE_STUCK, depth[i], i,
+                done(ud, lane_get(&over, i) ? PN_LANE_OVER : lane_get(&capped, i) ? PN_LANE_CAPPED : PN_LANE_STUCK, depth[i], i,
                      record ? L->hist[i] : NULL);
                 depth[i] = 0;
                 if (started < n) started++;
@@ -701,7 +708,7 @@ LANES_CLONES uint64_t pn_lanes_run(pn_lanes_t *L, const uint32_t *bits, uint64_t
             });
         }
         lane_t restart = fin & active;
-        if (!lane_any(movers)) {
+        if (!lane_any(&movers)) {
             for (uint32_t b = 0; b < nb; b++) st[b] = L->init[b] & restart;
             continue;
         }
@@ -712,9 +719,10 @@ LANES_CLONES uint64_t pn_lanes_run(pn_lanes_t *L, const uint32_t *bits, uint64_t
             });
         set_does(L, &movers);
         run_prog(L, &L->ph[1]);
-        memset(nx, 0, nb * sizeof *nx);
-        for (uint32_t i = 0; i < c->n_next; i++) nx[c->next_bit[i]] = lit_val(val, c->next_lit[i]);
-        for (uint32_t b = 0; b < nb; b++) st[b] = (nx[b] & movers) | (L->init[b] & restart);
+        /* the next state off the next outputs (a bit none sets is off),
+         * the start state in the lanes that start again */
+        for (uint32_t b = 0; b < nb; b++) st[b] = L->init[b] & restart;
+        for (uint32_t i = 0; i < c->n_next; i++) st[c->next_bit[i]] |= LIT_VAL(val, c->next_lit[i]) & movers;
         LANE_EACH(movers, i, depth[i]++);
         for (int w = 0; w < LW; w++) plies += (uint64_t)__builtin_popcountll(movers[w]);
     }
@@ -723,5 +731,6 @@ LANES_CLONES uint64_t pn_lanes_run(pn_lanes_t *L, const uint32_t *bits, uint64_t
 
 bool pn_lanes_goal_holds(const pn_lanes_t *L, uint32_t lane, uint32_t role, uint32_t k)
 {
-    return lane_get(lit_val(L->val, L->c->goal_lit[role][k]), lane);
+    lane_t v = LIT_VAL(L->val, L->c->goal_lit[role][k]);
+    return lane_get(&v, lane);
 }

@@ -19,7 +19,7 @@ typedef struct replay {
     uint32_t cap;
     uint64_t done, over, capped, stuck, plies;
     uint64_t hash;
-    uint32_t first[64]; /* the first move of role 0, counted (ids below 64) */
+    uint32_t first[512]; /* the first move of role 0, counted (ids below 512) */
 } replay_t;
 
 static bool is_legal(game_ctx_t *c, uint32_t r, move_id_t m)
@@ -38,7 +38,7 @@ static void replay_one(void *ud, const int *goals, uint32_t plies, int how, cons
     x->hash = x->hash * 1000003u + plies * 4u + (uint64_t)how;
     for (uint32_t r = 0; r < nr; r++) x->hash = x->hash * 31u + (uint64_t)(goals[r] + 7);
     if (plies && !moves) fail_msg("%s: playout %llu of %u plies without its moves", x->name, (unsigned long long)x->done, plies);
-    if (plies && moves[0] < 64) x->first[moves[0]]++;
+    if (plies && moves[0] < 512) x->first[moves[0]]++;
     game_ctx_set_state(x->c, x->start);
     for (uint32_t k = 0; k < plies; k++) {
         if (game_is_terminal(x->c))
@@ -270,6 +270,45 @@ static void test_first_move_uniform(void **state)
     tu_rules_free(&l);
 }
 
+/* A first move among 300 (more than a lane's list of 256 holds, so the
+ * draw's second pass runs): every one drawn, and chi-square with 299
+ * degrees of freedom below 390 (p < 0.001, the seed fixed). */
+static void test_wide_draw_uniform(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fputs("(role p) (init (s 0)) (<= (legal p (pick ?n)) (true (s 0)) (number ?n))"
+          "(<= (next (s 1)) (does p (pick ?n))) (<= terminal (true (s 1))) (goal p 100)",
+          f);
+    for (int i = 0; i < 300; i++) fprintf(f, " (number %d)", i);
+    fclose(f);
+    tu_rules_t l;
+    tu_rules_text("wide", text, &l);
+    tu_diag_t td;
+    tu_diag_open(&td);
+    game_options_t o = {.engine = ENGINE_PROPNET, .quiet = true};
+    game_t *g = game_compile(l.prog, &o, &td.d);
+    if (!g) fail_msg("wide does not compile:\n%s", tu_diag_text(&td));
+    tu_diag_close(&td);
+    assert_int_equal(game_num_moves(g, 0), 300);
+    replay_t x;
+    uint64_t total = 40 * GAME_PLAYOUT_LANES;
+    run_replayed("wide", g, NULL, total, 10, 13, &x);
+    assert_int_equal(x.over, total);
+    double chi2 = 0, e = (double)total / 300;
+    for (uint32_t m = 0; m < 300; m++) {
+        if (!x.first[m]) fail_msg("wide: move %s never drawn", game_move_name(g, 0, m, true));
+        chi2 += ((double)x.first[m] - e) * ((double)x.first[m] - e) / e;
+    }
+    printf("wide first moves: chi-square %.1f over 300 moves\n", chi2);
+    assert_true(chi2 < 390);
+    game_free(g);
+    tu_rules_free(&l);
+    free(text);
+}
+
 /* Playouts start from the state given (a search's leaf), not the initial one. */
 static void test_playouts_from_a_given_state(void **state)
 {
@@ -374,7 +413,8 @@ static void test_rules_engine_has_none(void **state)
     cmocka_unit_test(test_bundled_games_replay), cmocka_unit_test(test_corpus_games_replay),                 \
         cmocka_unit_test(test_edge_cases_replay), cmocka_unit_test(test_cap_cuts_playouts),                  \
         cmocka_unit_test(test_stuck_playouts_reported), cmocka_unit_test(test_same_seed_same_playouts),      \
-        cmocka_unit_test(test_first_move_uniform), cmocka_unit_test(test_playouts_from_a_given_state),       \
+        cmocka_unit_test(test_first_move_uniform), cmocka_unit_test(test_wide_draw_uniform),                 \
+        cmocka_unit_test(test_playouts_from_a_given_state),                                                  \
         cmocka_unit_test(test_rules_engine_has_none)
 
 int main(void)
