@@ -667,8 +667,10 @@ static inline __attribute__((always_inline)) void set_does(pn_lanes_t *L, const 
 
 /* GCC with glibc: the whole run (the draw and the pushes inlined) also
  * compiled for AVX2 and picked at load time (an ifunc); elsewhere only
- * the gates' loop is (run_prog). */
-#if defined(PN_LANES_AVX2) && !defined(__clang__) && defined(__GLIBC__) && defined(__ELF__)
+ * the gates' loop is (run_prog). Not under ThreadSanitizer: an ifunc's
+ * resolver runs before its runtime is up (every program crashed). */
+#if defined(PN_LANES_AVX2) && !defined(__clang__) && defined(__GLIBC__) && defined(__ELF__) && \
+    !defined(__SANITIZE_THREAD__)
 #define LANES_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define LANES_CLONES
