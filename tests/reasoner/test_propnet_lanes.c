@@ -138,51 +138,48 @@ static void check_file(const char *path, uint64_t n)
     tu_rules_free(&l);
 }
 
+/* check_file on dir/NAME.kif for each name. */
+static void check_files(const char *dir, const char *const *names, size_t n, uint64_t playouts)
+{
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.kif", dir, names[i]);
+        check_file(path, playouts);
+    }
+}
+
 /* Ours: every bundled rule file (go5, atarigo7 and hex7 have cyclic
- * groups; othello goals that only goals read). */
+ * groups). */
 static void test_bundled_games_replay(void **state)
 {
     (void)state;
     static const char *const files[] = {"atarigo7",     "breakthrough", "breakthrough6",   "connect4",
                                         "go5",          "hex7",         "knightthrough",   "lightsout",
                                         "othello",      "simultaneous_rps", "tictactoe",   "tictactoe3p"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/games/%s.kif", GGP_SOURCE_DIR, files[i]);
-        check_file(path, N_PLAYOUTS);
-    }
+    check_files(GGP_SOURCE_DIR "/games", files, sizeof files / sizeof *files, N_PLAYOUTS);
 }
 
-/* From the corpus: three and one roles, simultaneous moves, a chess-like
- * circuit, Reversi's goal-only gates, cyclic groups, and the edge-case
- * files that ground. */
+/* From the corpus: three roles and one, simultaneous moves, a chess-like
+ * circuit, Reversi's goal-only gates, cyclic groups (cubicup_3player,
+ * atariGoVariant_7x7). */
 static void test_corpus_games_replay(void **state)
 {
     (void)state;
-    const char *games = tu_shared_or_skip("games");
     static const char *const names[] = {"ticTacToe",  "connectFourSimultaneous", "3pConnectFour", "eightPuzzle",
                                         "speedChess", "reversi",                 "cubicup_3player",
                                         "atariGoVariant_7x7", "hex", "checkersTorus", "pentago"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s.kif", games, names[i]);
-        check_file(path, N_PLAYOUTS);
-    }
+    check_files(tu_shared_or_skip("games"), names, sizeof names / sizeof *names, N_PLAYOUTS);
 }
 
+/* The edge-case files of the reference test suite that ground. */
 static void test_edge_cases_replay(void **state)
 {
     (void)state;
-    const char *dir = tu_shared_or_skip("games-test");
     static const char *const names[] = {"simpleMutex", "test_case_1a", "test_case_1b", "test_case_2a", "test_case_2b",
                                         "test_case_2c", "test_case_3a", "test_case_3c", "test_case_3d", "test_case_4a",
                                         "test_case_5a", "test_case_5b", "test_case_5c", "test_case_5d", "test_case_5e",
                                         "test_clean_not_distinct", "test_distinct_beginning_rule"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s.kif", dir, names[i]);
-        check_file(path, 40);
-    }
+    check_files(tu_shared_or_skip("games-test"), names, sizeof names / sizeof *names, 40);
 }
 
 static void test_cap_cuts_playouts(void **state)
