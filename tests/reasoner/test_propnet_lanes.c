@@ -109,16 +109,23 @@ static void run_replayed(const char *name, const game_t *g, const game_state_t *
     game_ctx_free(lanes);
 }
 
-static game_t *compile_file(const char *path, tu_rules_t *l, engine_kind_t engine)
+/* The loaded rules (name in the message) compiled with engine; fails the
+ * test when they do not compile. */
+static game_t *compile_loaded(const char *name, const tu_rules_t *l, engine_kind_t engine)
 {
-    tu_rules_file(path, l);
     tu_diag_t td;
     tu_diag_open(&td);
     game_options_t o = {.engine = engine, .quiet = true};
     game_t *g = game_compile(l->prog, &o, &td.d);
-    if (!g) fail_msg("%s does not compile:\n%s", path, tu_diag_text(&td));
+    if (!g) fail_msg("%s does not compile:\n%s", name, tu_diag_text(&td));
     tu_diag_close(&td);
     return g;
+}
+
+static game_t *compile_file(const char *path, tu_rules_t *l, engine_kind_t engine)
+{
+    tu_rules_file(path, l);
+    return compile_loaded(path, l, engine);
 }
 
 /* More playouts than lanes, so that finished lanes start again. */
@@ -205,12 +212,7 @@ static void test_stuck_playouts_reported(void **state)
     tu_rules_text("stuck", "(role p) (init (s 0)) (<= (legal p go) (true (s 0))) (<= (next (s 1)) (does p go))"
                            "(<= terminal (true (s 2))) (<= (goal p 100) (true (s 2)))",
                   &l);
-    tu_diag_t td;
-    tu_diag_open(&td);
-    game_options_t o = {.engine = ENGINE_PROPNET, .quiet = true};
-    game_t *g = game_compile(l.prog, &o, &td.d);
-    if (!g) fail_msg("stuck does not compile:\n%s", tu_diag_text(&td));
-    tu_diag_close(&td);
+    game_t *g = compile_loaded("stuck", &l, ENGINE_PROPNET);
     replay_t x;
     run_replayed("stuck", g, NULL, N_PLAYOUTS, 100, 1, &x);
     assert_int_equal(x.stuck, N_PLAYOUTS);
@@ -283,12 +285,7 @@ static void test_wide_draw_uniform(void **state)
     fclose(f);
     tu_rules_t l;
     tu_rules_text("wide", text, &l);
-    tu_diag_t td;
-    tu_diag_open(&td);
-    game_options_t o = {.engine = ENGINE_PROPNET, .quiet = true};
-    game_t *g = game_compile(l.prog, &o, &td.d);
-    if (!g) fail_msg("wide does not compile:\n%s", tu_diag_text(&td));
-    tu_diag_close(&td);
+    game_t *g = compile_loaded("wide", &l, ENGINE_PROPNET);
     assert_int_equal(game_num_moves(g, 0), 300);
     replay_t x;
     uint64_t total = 40 * GAME_PLAYOUT_LANES;
